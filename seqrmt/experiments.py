@@ -1,0 +1,214 @@
+"""Simulations of the model (Section 6): spectra, eigenvector alignment, repetition
+over seeds, and the downstream ridge classification."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import linalg
+
+from . import _checks
+from .model import VocabularyTable, make_table, pool, sample_signs, sample_tokens
+
+__all__ = ["Simulation", "simulate", "simulate_table", "repeat", "Summary",
+           "ridge_accuracy", "classification_curve"]
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """Result of :func:`simulate`.
+
+    Attributes
+    ----------
+    eigenvalues : ndarray, shape (d,)
+        Eigenvalues of ``S``, in decreasing order.
+    overlaps : ndarray, shape (k,)
+        Squared cosines of the top ``k`` eigenvectors (same order) with ``mu / ||mu||``.
+    mean_overlaps : ndarray, shape (k,)
+        Squared cosines of the same eigenvectors with the vocabulary-mean noise
+        ``zbar / ||zbar||``.
+    delta_norm2, zbar_norm2 : float
+        Realized ``||Delta||^2`` and ``||zbar||^2`` of the table (both ``-> delta``).
+    """
+
+    eigenvalues: np.ndarray
+    overlaps: np.ndarray
+    mean_overlaps: np.ndarray
+    delta_norm2: float
+    zbar_norm2: float
+    params: dict = field(default_factory=dict)
+
+    @property
+    def signal_index(self) -> int:
+        """Index of the top eigenvector best aligned with the signal."""
+        return int(np.argmax(self.overlaps))
+
+
+def simulate_table(table: VocabularyTable, N: int, w: ArrayLike, R: ArrayLike, *,
+                   centered: bool = True, seed=None, n_vectors: int = 5,
+                   return_matrix: bool = False):
+    """Simulate ``S`` for a given vocabulary table (see :func:`simulate`)."""
+    N = _checks.integer("N", N)
+    R = _checks.correlation(R)
+    w = _checks.weights(w, T=R.shape[0])
+    n_vectors = _checks.integer("n_vectors", n_vectors)
+    rng = _checks.seed(seed)
+    xi = sample_signs(N, R, seed=rng)
+    tokens = sample_tokens(xi, table.V, seed=rng)
+    C = pool(table, tokens, w)
+    if centered:
+        C -= C.mean(axis=1, keepdims=True)
+    S = C @ C.T
+    S /= N
+    k = min(n_vectors, table.d)
+    lam = linalg.eigh(S, eigvals_only=True, driver="evd", overwrite_a=False, check_finite=False)
+    _, vecs = linalg.eigh(S, subset_by_index=(table.d - k, table.d - 1), driver="evr",
+                         check_finite=False)
+    vecs = vecs[:, ::-1]
+    u = table.mu / np.linalg.norm(table.mu) if table.beta > 0 else None
+    zbar = table.zbar
+    Delta = table.Delta
+    overlaps = (u @ vecs) ** 2 if u is not None else np.zeros(k)
+    mean_overlaps = (zbar @ vecs) ** 2 / (zbar @ zbar)
+    out = Simulation(eigenvalues=lam[::-1].copy(), overlaps=overlaps, mean_overlaps=mean_overlaps,
+                     delta_norm2=float(Delta @ Delta), zbar_norm2=float(zbar @ zbar),
+                     params=dict(d=table.d, V=table.V, N=N, beta=table.beta, centered=centered))
+    return (out, S) if return_matrix else out
+
+
+def simulate(d: int, V: int, N: int, w: ArrayLike, R: ArrayLike, beta: float, *,
+             centered: bool = True, seed=None, n_vectors: int = 5) -> Simulation:
+    """Draw a table, ``N`` sequences and the pooled ``S``; return its spectrum.
+
+    The cost is forming ``C C^T`` (``d^2 N`` flops) and the symmetric
+    eigendecomposition of the ``d x d`` matrix ``S``: all eigenvalues, and the
+    ``n_vectors`` top eigenvectors (their squared cosines with ``mu/||mu||`` are
+    the ``overlaps``).
+
+    Parameters
+    ----------
+    d, V, N : int
+        Dimension, vocabulary size (even) and number of sequences.
+    w : array_like, shape (T,)
+        Pooling weights.
+    R : array_like, shape (T, T)
+        Positional sign correlation.
+    beta : float
+        ``||mu||^2``.
+    centered : bool
+        Centered sample covariance (default) or the uncentered ``S = C C^T / N``.
+    seed : None, int or Generator
+        Fixes the table and the sequences.
+    n_vectors : int
+        Number of top eigenvectors whose overlaps are returned.
+    """
+    rng = _checks.seed(seed)
+    table = make_table(d, V, beta, seed=rng)
+    return simulate_table(table, N, w, R, centered=centered, seed=rng, n_vectors=n_vectors)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Mean and standard deviation over seeds of each named quantity."""
+
+    mean: dict
+    std: dict
+    n: int
+
+    def sem(self, name: str) -> np.ndarray:
+        """Standard error of the mean of ``name``."""
+        return np.asarray(self.std[name]) / np.sqrt(self.n)
+
+
+def repeat(fn: Callable[[int], Mapping[str, ArrayLike]], seeds: Sequence[int] | int,
+           *, progress: bool = False) -> Summary:
+    """Run ``fn(seed)`` for each seed and summarize each returned quantity.
+
+    ``fn`` returns a mapping of names to numbers or equal-shape arrays. ``seeds`` is a
+    list of seeds or a count ``n`` (seeds ``0..n-1``).
+    """
+    if not callable(fn):
+        raise TypeError("fn must be callable")
+    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
+        seeds = list(range(_checks.integer("seeds", seeds)))
+    seeds = list(seeds)
+    if not seeds:
+        raise ValueError("seeds must contain at least one seed")
+    rows = []
+    for i, s in enumerate(seeds):
+        rows.append({k: np.asarray(v, dtype=float) for k, v in fn(s).items()})
+        if progress:
+            print(f"\rseed {i + 1}/{len(seeds)}", end="", flush=True)
+    if progress:
+        print()
+    keys = rows[0].keys()
+    mean = {k: np.mean([r[k] for r in rows], axis=0) for k in keys}
+    std = {k: (np.std([r[k] for r in rows], axis=0, ddof=1) if len(rows) > 1 else np.zeros_like(mean[k]))
+           for k in keys}
+    return Summary(mean=mean, std=std, n=len(rows))
+
+
+def _labelled(table, N, w, R, rng):
+    xi = sample_signs(N, R, seed=rng)
+    C = pool(table, sample_tokens(xi, table.V, seed=rng), w)
+    return C.T, xi[:, 0]
+
+
+def ridge_accuracy(table: VocabularyTable, N: int, w: ArrayLike, R: ArrayLike, *,
+                   ridge: float = 1.0, n_test: int = 2000, seed=None) -> float:
+    """Test accuracy of ridge regression predicting the label ``y = xi_1`` from ``c_n``.
+
+    Fits ``b = (C^T C / N + ridge I)^{-1} C^T y / N`` on ``N`` centered training sequences
+    and classifies ``n_test`` fresh ones by ``sign(b^T c)``. For the prefix model ``xi_1``
+    is the sign shared by the first ``L`` positions.
+    """
+    N = _checks.integer("N", N)
+    n_test = _checks.integer("n_test", n_test)
+    ridge = _checks.positive("ridge", ridge)
+    R = _checks.correlation(R)
+    w = _checks.weights(w, T=R.shape[0])
+    rng = _checks.seed(seed)
+    X, y = _labelled(table, N, w, R, rng)
+    Xt, yt = _labelled(table, n_test, w, R, rng)
+    m = X.mean(axis=0)
+    X, Xt = X - m, Xt - m
+    d = X.shape[1]
+    if N < d:      # dual form: same solution, cheaper
+        b = X.T @ np.linalg.solve(X @ X.T / N + ridge * np.eye(N), y / N)
+    else:
+        b = np.linalg.solve(X.T @ X / N + ridge * np.eye(d), X.T @ y / N)
+    pred = np.sign(Xt @ b)
+    return float(np.mean(pred == yt))
+
+
+def classification_curve(d: int, V: int, Ns: Sequence[int], weights: Mapping[str, ArrayLike],
+                         R: ArrayLike, beta: float, *, ridge: float = 1.0, n_test: int = 2000,
+                         seeds: Sequence[int] | int = 5, progress: bool = False) -> dict:
+    """Ridge accuracy against ``N`` for several weightings, mean and spread over seeds.
+
+    Each seed draws one table shared by all weightings (paired comparison).
+
+    Returns
+    -------
+    dict
+        ``{"N": array, name: Summary-like dict(mean=array, std=array), ...}``.
+    """
+    Ns = [_checks.integer("Ns", n) for n in Ns]
+    if not Ns:
+        raise ValueError("Ns must contain at least one sample size")
+    if not weights:
+        raise ValueError("weights must map at least one name to a weight vector")
+
+    def one(seed):
+        rng = np.random.default_rng(seed)
+        table = make_table(d, V, beta, seed=rng)
+        return {name: [ridge_accuracy(table, n, w, R, ridge=ridge, n_test=n_test, seed=rng)
+                       for n in Ns] for name, w in weights.items()}
+
+    summ = repeat(one, seeds, progress=progress)
+    out = {"N": np.array(Ns)}
+    for name in weights:
+        out[name] = {"mean": summ.mean[name], "std": summ.std[name], "n": summ.n}
+    return out

@@ -1,0 +1,2 @@
+"""Figures for the attention chapter."""
+__all__: list[str] = []

@@ -1,0 +1,2 @@
+"""Figures for the bulk chapter."""
+__all__: list[str] = []

@@ -1,0 +1,2 @@
+"""Figures for the experiments chapter."""
+__all__: list[str] = []

@@ -1,0 +1,2 @@
+"""Figures for the model chapter."""
+__all__: list[str] = []

@@ -1,0 +1,2 @@
+"""Figures for the spikes chapter."""
+__all__: list[str] = []

@@ -1,0 +1,2 @@
+"""Figures for the validation chapter."""
+__all__: list[str] = []

@@ -1,0 +1,2 @@
+"""Figures for the weights chapter."""
+__all__: list[str] = []

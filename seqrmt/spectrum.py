@@ -1,0 +1,573 @@
+"""The bulk of the spectrum: Marchenko-Pastur and ``kappa (MP_delta boxtimes MP_gamma)`` (Theorem 1)."""
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from . import _checks
+
+__all__ = ["mp_edges", "mp_density", "mp_stieltjes", "mp_stieltjes_derivative"]
+
+
+def mp_edges(ratio: float, scale: float = 1.0) -> tuple[float, float]:
+    """Edges of the continuous part of ``scale * MP_ratio``.
+
+    ``scale (1 -+ sqrt(ratio))^2`` (Marchenko-Pastur).
+    """
+    c = _checks.positive("ratio", ratio)
+    s = _checks.positive("scale", scale)
+    return s * (1 - np.sqrt(c)) ** 2, s * (1 + np.sqrt(c)) ** 2
+
+
+def _mp_parts(z: np.ndarray, c: float, s: float) -> tuple[np.ndarray, np.ndarray]:
+    a, b = (1 - np.sqrt(c)) ** 2, (1 + np.sqrt(c)) ** 2
+    u = z / s
+    r = np.sqrt(u - a + 0j) * np.sqrt(u - b + 0j)   # branch with r ~ u at infinity
+    return u, r
+
+
+def mp_stieltjes(z: ArrayLike, ratio: float, scale: float = 1.0) -> np.ndarray:
+    """Stieltjes transform ``G(z) = int dnu(t) / (z - t)`` of ``scale * MP_ratio``.
+
+    For unit scale, ``G(u) = (u - 1 + c - sqrt((u - a)(u - b))) / (2 c u)`` with
+    ``a, b = (1 -+ sqrt(c))^2``; ``G_s(z) = G(z / s) / s``. Valid off the support
+    (in particular for real ``z`` above the right edge, as the spike formulas need).
+    """
+    c = _checks.positive("ratio", ratio)
+    s = _checks.positive("scale", scale)
+    zz = np.asarray(z, dtype=complex)
+    u, r = _mp_parts(zz, c, s)
+    return (u - 1 + c - r) / (2 * c * u) / s
+
+
+def mp_stieltjes_derivative(z: ArrayLike, ratio: float, scale: float = 1.0) -> np.ndarray:
+    """Derivative ``G'(z)`` of :func:`mp_stieltjes` (closed form)."""
+    c = _checks.positive("ratio", ratio)
+    s = _checks.positive("scale", scale)
+    zz = np.asarray(z, dtype=complex)
+    u, r = _mp_parts(zz, c, s)
+    dr = (u - 1 - c) / r
+    dG = ((1 - dr) * u - (u - 1 + c - r)) / (2 * c * u**2)
+    return dG / s**2
+
+
+def mp_density(x: ArrayLike, ratio: float, scale: float = 1.0) -> np.ndarray:
+    """Continuous density of ``scale * MP_ratio``: ``sqrt((b - u)(u - a)) / (2 pi c u) / s``."""
+    c = _checks.positive("ratio", ratio)
+    s = _checks.positive("scale", scale)
+    u = np.asarray(x, dtype=float) / s
+    a, b = (1 - np.sqrt(c)) ** 2, (1 + np.sqrt(c)) ** 2
+    inside = (u > a) & (u < b)
+    out = np.zeros_like(u)
+    ui = u[inside]
+    out[inside] = np.sqrt((b - ui) * (ui - a)) / (2 * np.pi * c * ui) / s
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Theorem 1: the bulk kappa (MP_delta boxtimes MP_gamma)
+# ---------------------------------------------------------------------------
+#
+# Unit-scale law nu = MP_delta boxtimes MP_gamma, S-transform
+# S(y) = 1 / ((1 + delta y)(1 + gamma y)).  With psi(z) = int z t / (1 - z t) dnu
+# and chi = psi^{-1}, S(y) = chi(y)(1 + y)/y gives chi(y) = y / ((1+y)(1+delta y)(1+gamma y)).
+# At z = 1/x, psi = x G(x) - 1, hence the inverse map
+#     x / kappa = f(psi) = (1 + psi)(1 + delta psi)(1 + gamma psi) / psi.
+# We work with u = 1/psi, which turns f(psi) = s (s = x / kappa) into the MONIC cubic
+#     p_s(u) = u^3 + (1 + delta + gamma - s) u^2 + (delta + gamma + delta gamma) u + delta gamma
+#            = (u + 1)(u + delta)(u + gamma) - s u^2,
+# well conditioned when delta gamma -> 0 (one root tends to 0, i.e. psi -> infinity,
+# and is never the physical one).  The critical points f'(psi) = 0, i.e.
+# 2 delta gamma psi^3 + (delta + gamma + delta gamma) psi^2 - 1 = 0, become the
+# depressed cubic u^3 - b u - 2 delta gamma = 0 (b = delta + gamma + delta gamma), which has
+# three real roots (b^3 >= 27 (delta gamma)^2 by AM-GM) given by the trigonometric formula.
+
+__all__ += ["bulk_density", "bulk_edges", "bulk_atom", "bulk_stieltjes", "bulk_moment", "BulkLaw"]
+
+
+def _bulk_params(delta: float, gamma: float, kappa: float = 1.0) -> tuple[float, float, float]:
+    return (_checks.nonnegative("delta", delta), _checks.nonnegative("gamma", gamma),
+            _checks.positive("kappa", kappa))
+
+
+def _real_array(name: str, x: ArrayLike, allow_inf: bool = True) -> np.ndarray:
+    """``x`` as a float array; TypeError for non-numeric input, ValueError for NaN."""
+    try:
+        arr = np.asarray(x)
+    except Exception as exc:  # pragma: no cover - exotic inputs
+        raise TypeError(f"{name} must be an array of real numbers") from exc
+    if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be an array of real numbers, got dtype {arr.dtype}")
+    arr = arr.astype(float)
+    if np.isnan(arr).any():
+        raise ValueError(f"{name} must not contain NaN")
+    if not allow_inf and np.isinf(arr).any():
+        raise ValueError(f"{name} must contain only finite numbers")
+    return arr
+
+
+def _complex_array(name: str, z: ArrayLike) -> np.ndarray:
+    try:
+        arr = np.asarray(z)
+    except Exception as exc:  # pragma: no cover
+        raise TypeError(f"{name} must be an array of complex numbers") from exc
+    if arr.dtype.kind == "b" or arr.dtype.kind not in "iufc":
+        raise TypeError(f"{name} must be an array of real or complex numbers, got dtype {arr.dtype}")
+    arr = arr.astype(complex)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must contain only finite numbers (no NaN or inf)")
+    return arr
+
+
+def _critical_u(delta: float, gamma: float) -> tuple[float, float]:
+    """``(u_right, u_left)``: roots of ``u^3 - b u - 2 delta gamma`` giving the two edges.
+
+    ``u_right > 0`` is ``1/psi_+`` (right edge), ``u_left < 0`` the most negative root,
+    ``1/psi_-`` with ``psi_-`` the larger negative critical point (left edge).
+    """
+    a = delta * gamma
+    b = delta + gamma + a
+    r = 2.0 * np.sqrt(b / 3.0)
+    c = np.clip(3.0 * a / b * np.sqrt(3.0 / b), -1.0, 1.0)
+    th = np.arccos(c) / 3.0
+    return float(r * np.cos(th)), float(r * np.cos(th - 4.0 * np.pi / 3.0))
+
+
+def _f_of_u(u: float, delta: float, gamma: float) -> float:
+    """Inverse map in the variable ``u = 1/psi``: ``(u + 1)(u + delta)(u + gamma) / u^2``."""
+    return (u + 1.0) * (u + delta) * (u + gamma) / u**2
+
+
+def _hard_edge_order(delta: float, gamma: float) -> int:
+    """How many of ``{1, delta, gamma}`` attain their maximum (2 or 3 means a hard edge at 0)."""
+    m = max(1.0, delta, gamma)
+    return int((1.0 == m) + (delta == m) + (gamma == m))
+
+
+def _unit_edges(delta: float, gamma: float) -> tuple[float, float]:
+    if delta == 0.0 and gamma == 0.0:
+        return 1.0, 1.0
+    u_r, u_l = _critical_u(delta, gamma)
+    right = _f_of_u(u_r, delta, gamma)
+    left = 0.0 if _hard_edge_order(delta, gamma) >= 2 else max(0.0, _f_of_u(u_l, delta, gamma))
+    return left, right
+
+
+def _cubic_roots(s: np.ndarray, delta: float, gamma: float) -> np.ndarray:
+    """All three roots ``u`` of ``p_s`` for every ``s`` (shape ``s.shape + (3,)``).
+
+    Closed form (Cardano with complex arithmetic, the larger-modulus cube root to avoid
+    cancellation), then two Newton steps on every root.  No Python loop over ``s``.
+    """
+    s = np.asarray(s, dtype=complex)
+    a2 = 1.0 + delta + gamma - s
+    a1 = delta + gamma + delta * gamma
+    a0 = delta * gamma
+    sh = a2 / 3.0
+    p = a1 - a2 * a2 / 3.0
+    q = 2.0 * a2**3 / 27.0 - a2 * a1 / 3.0 + a0
+    disc = np.sqrt((q / 2.0) ** 2 + (p / 3.0) ** 3)
+    w1, w2 = -q / 2.0 + disc, -q / 2.0 - disc
+    w = np.where(np.abs(w1) >= np.abs(w2), w1, w2)
+    C = w ** (1.0 / 3.0)
+    omega = np.exp(2j * np.pi / 3.0) ** np.arange(3)
+    Ck = C[..., None] * omega
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(Ck == 0, 0.0, Ck - p[..., None] / (3.0 * Ck))
+    u = t - sh[..., None]
+    A2 = a2[..., None]
+    for _ in range(2):
+        pu = ((u + A2) * u + a1) * u + a0
+        dp = (3.0 * u + 2.0 * A2) * u + a1
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = np.where(dp != 0, pu / dp, 0.0)
+        u = np.where(np.isfinite(step) & (np.abs(step) < 0.1 * (1.0 + np.abs(u))), u - step, u)
+    return u
+
+
+def _G_from_u(u: np.ndarray, z: np.ndarray, delta: float, gamma: float, kappa: float) -> np.ndarray:
+    """``G = (1 + psi)/z = (u + 1)/(u z)``, or the equivalent ``u / (kappa (u + delta)(u + gamma))``
+    (from ``p_s(u) = 0``), whichever has less cancellation."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        g1 = (u + 1.0) / (u * z)
+        g2 = u / (kappa * (u + delta) * (u + gamma))
+    use1 = np.abs(u + 1.0) >= np.minimum(np.abs(u + delta), np.abs(u + gamma))
+    return np.where(use1, g1, g2)
+
+
+def _select_real_outside(u: np.ndarray, above: np.ndarray) -> np.ndarray:
+    """Physical root for real ``x`` outside the support: the root ``psi`` in ``(0, psi_+)``
+    (largest ``u``) above the right edge, in ``(psi_-, 0)`` (most negative ``u``) below the
+    left edge.  The (near-)real roots are preferred over a complex pair."""
+    pen = 1e6 * np.abs(u.imag)
+    score = np.where(above[..., None], u.real - pen, -u.real - pen)
+    idx = np.argmax(score, axis=-1)
+    return np.take_along_axis(u, idx[..., None], axis=-1)[..., 0].real + 0j
+
+
+def _stieltjes_unit_general(z: np.ndarray, delta: float, gamma: float, kappa: float,
+                            left: float, right: float) -> np.ndarray:
+    """Stieltjes transform for ``delta, gamma > 0`` (closed-form roots + physical choice)."""
+    out = np.empty(z.shape, dtype=complex)
+    x, y = z.real, z.imag
+    near_real = np.abs(y) <= 1e-9 * (1.0 + np.abs(x))
+    inside = near_real & (x > left * kappa) & (x < right * kappa)
+    outside = near_real & ~inside
+    cplx = ~near_real
+    # complex z: solve at conj-symmetric point with Im z > 0, choose Im psi < 0 and Im G < 0
+    if cplx.any():
+        zc = x[cplx] + 1j * np.abs(y[cplx])
+        u = _cubic_roots(zc / kappa, delta, gamma)
+        G = _G_from_u(u, zc[..., None], delta, gamma, kappa)
+        # Im psi < 0  <=>  Im u > 0.  Score: the physical root has both criteria negative.
+        score = np.maximum(-u.imag / (np.abs(u) + 1e-300), G.imag / (np.abs(G) + 1e-300))
+        idx = np.argmin(score, axis=-1)
+        g = np.take_along_axis(G, idx[..., None], axis=-1)[..., 0]
+        out[cplx] = np.where(y[cplx] > 0, g, np.conj(g))
+    if inside.any():
+        xi = x[inside]
+        u = _cubic_roots(xi / kappa, delta, gamma)
+        idx = np.argmax(u.imag, axis=-1)        # Im psi < 0 <=> Im u > 0
+        ui = np.take_along_axis(u, idx[..., None], axis=-1)[..., 0]
+        out[inside] = _G_from_u(ui, xi + 0j, delta, gamma, kappa)
+    if outside.any():
+        xo = x[outside]
+        u = _cubic_roots(xo / kappa, delta, gamma)
+        uo = _select_real_outside(u, xo > right * kappa)
+        g = _G_from_u(uo, xo + 0j, delta, gamma, kappa).real + 0j
+        zero = xo == 0
+        if zero.any():
+            # G(0) = -int dnu / t: finite only without atom and hard edge, where u = -1
+            finite = _hard_edge_order(delta, gamma) < 2 and max(delta, gamma) < 1
+            g[zero] = (-1.0 / (kappa * (1 - delta) * (1 - gamma))) if finite else np.inf
+        out[outside] = g
+    return out
+
+
+def bulk_edges(delta: float, gamma: float, kappa: float = 1.0) -> tuple[float, float]:
+    """Edges of the continuous support of ``kappa (MP_delta boxtimes MP_gamma)`` (Theorem 1).
+
+    The edges are the values of the inverse map
+    ``x = kappa (1 + psi)(1 + delta psi)(1 + gamma psi) / psi`` at its real critical points,
+    the roots of ``2 delta gamma psi^3 + (delta + gamma + delta gamma) psi^2 - 1 = 0``: the
+    positive root gives the right edge, the larger negative root the left edge.  In
+    ``u = 1/psi`` this is ``u^3 - (delta + gamma + delta gamma) u - 2 delta gamma = 0``, solved
+    in closed (trigonometric) form.
+
+    The left edge is a hard edge at ``0`` exactly when the largest of ``{1, delta, gamma}`` is
+    attained at least twice (``delta = 1 >= gamma``, ``gamma = 1 >= delta``, or
+    ``delta = gamma >= 1``); the density then diverges like ``x^{-1/2}`` (``x^{-2/3}`` when
+    ``delta = gamma = 1``).  Note that ``delta = 1 < gamma`` has a left edge ``> 0``.
+
+    Parameters
+    ----------
+    delta, gamma : float
+        Ratios ``d / V`` and ``d / N`` (``>= 0``).  ``delta = 0`` gives ``kappa MP_gamma``,
+        ``gamma = 0`` gives ``kappa MP_delta``, both zero the point mass at ``kappa``
+        (edges ``(kappa, kappa)``).
+    kappa : float
+        Scale ``||w||^2 > 0``.
+
+    Returns
+    -------
+    (left, right) : tuple of float
+    """
+    delta, gamma, kappa = _bulk_params(delta, gamma, kappa)
+    left, right = _unit_edges(delta, gamma)
+    return kappa * left, kappa * right
+
+
+def bulk_atom(delta: float, gamma: float) -> float:
+    """Mass of the atom at ``0`` of ``kappa (MP_delta boxtimes MP_gamma)`` (Theorem 1).
+
+    ``max(0, 1 - 1/delta, 1 - 1/gamma)``: ``S = X A A^T X^T`` has rank ``min(d, V, N)``.
+    """
+    delta = _checks.nonnegative("delta", delta)
+    gamma = _checks.nonnegative("gamma", gamma)
+    m = max(1.0, delta, gamma)
+    return float(1.0 - 1.0 / m)
+
+
+def bulk_stieltjes(z: ArrayLike, delta: float, gamma: float, kappa: float = 1.0) -> np.ndarray:
+    """Stieltjes transform ``G(z) = int dnu(t) / (z - t)`` of ``kappa (MP_delta boxtimes MP_gamma)``.
+
+    ``G = (1 + psi) / z`` where ``psi`` is the physical root of the cubic (Theorem 1)
+    ``delta gamma psi^3 + (delta + gamma + delta gamma) psi^2 + (1 + delta + gamma - z/kappa) psi + 1 = 0``:
+    for ``Im z > 0`` the unique root with ``Im psi < 0`` and ``Im G < 0``
+    (``G(conj z) = conj G(z)``); for real ``z`` outside the support the real root on the
+    branch that tends to ``0`` at infinity (``psi`` in ``(0, psi_+)`` right of the support,
+    in ``(psi_-, 0)`` left of it).  For real ``z`` inside the support the boundary value
+    ``G(z + i0)`` is returned (``-Im G / pi`` is the density).  At ``z = 0`` the value is
+    ``-1 / (kappa (1 - delta)(1 - gamma))`` when ``delta, gamma < 1`` and infinite
+    (returned as ``inf``) when ``0`` carries an atom or a hard edge.
+
+    Vectorized over ``z``: the cubic is solved in closed form for all points at once.
+
+    Parameters
+    ----------
+    z : array_like of complex
+        Finite evaluation points.
+    delta, gamma : float
+        Ratios ``>= 0``.
+    kappa : float
+        Scale ``> 0``.
+
+    Returns
+    -------
+    numpy.ndarray of complex, same shape as ``z``.
+    """
+    delta, gamma, kappa = _bulk_params(delta, gamma, kappa)
+    zz = _complex_array("z", z)
+    if delta == 0.0 and gamma == 0.0:
+        with np.errstate(divide="ignore"):
+            return np.where(zz == kappa, np.inf + 0j, 1.0 / np.where(zz == kappa, 1.0, zz - kappa))
+    if delta == 0.0 or gamma == 0.0:
+        c = max(delta, gamma)
+        near = np.abs(zz.imag) <= 1e-9 * (1.0 + np.abs(zz.real))
+        zz_up = np.where(near, zz.real + 0j, zz)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            g = mp_stieltjes(zz_up, c, kappa)
+        zero = zz_up == 0
+        if zero.any():
+            g = np.where(zero, (-1.0 / (kappa * (1.0 - c)) + 0j) if c < 1 else np.inf + 0j, g)
+        # boundary value from above on the support
+        left, right = _unit_edges(delta, gamma)
+        on = near & (zz.real > kappa * left) & (zz.real < kappa * right)
+        return np.where(on, g.real - 1j * np.abs(g.imag), g)
+    left, right = _unit_edges(delta, gamma)
+    return _stieltjes_unit_general(zz, delta, gamma, kappa, left, right)
+
+
+def bulk_density(x: ArrayLike, delta: float, gamma: float, kappa: float = 1.0) -> np.ndarray:
+    """Density of the continuous part of ``kappa (MP_delta boxtimes MP_gamma)`` (Theorem 1).
+
+    ``rho(x) = -Im G(x + i0) / pi = -Im psi / (pi x)``, where ``psi`` is the root with
+    ``Im psi < 0`` of the cubic
+    ``delta gamma psi^3 + (delta + gamma + delta gamma) psi^2 + (1 + delta + gamma - x/kappa) psi + 1 = 0``
+    (the inverse map ``x = kappa (1 + psi)(1 + delta psi)(1 + gamma psi) / psi``).  The cubic
+    is solved in closed form for all points at once (no Python loop).  The value is ``0``
+    outside the open interval ``(left, right)`` of :func:`bulk_edges` (so also at a hard
+    edge ``x = 0``, where the density diverges); the atom :func:`bulk_atom` is not included.
+
+    Parameters
+    ----------
+    x : array_like of float
+        Evaluation points (any reals, ``+-inf`` allowed; NaN rejected).
+    delta, gamma : float
+        Ratios ``d/V`` and ``d/N``, ``>= 0`` (zero reduces to Marchenko-Pastur).
+    kappa : float
+        Scale ``||w||^2 > 0``.
+
+    Returns
+    -------
+    numpy.ndarray of float, same shape as ``x``.
+    """
+    delta, gamma, kappa = _bulk_params(delta, gamma, kappa)
+    xx = _real_array("x", x)
+    if delta == 0.0 and gamma == 0.0:
+        return np.zeros_like(xx)
+    if delta == 0.0 or gamma == 0.0:
+        return mp_density(np.where(np.isfinite(xx), xx, 0.0), max(delta, gamma), kappa)
+    left, right = _unit_edges(delta, gamma)
+    out = np.zeros_like(xx)
+    inside = (xx > kappa * left) & (xx < kappa * right)
+    if inside.any():
+        g = _stieltjes_unit_general(xx[inside] + 0j, delta, gamma, kappa, left, right)
+        out[inside] = np.maximum(-g.imag / np.pi, 0.0)
+    return out
+
+
+def bulk_moment(k: int, delta: float, gamma: float, kappa: float = 1.0) -> float:
+    """Exact ``k``-th moment of ``kappa (MP_delta boxtimes MP_gamma)`` (Theorem 1).
+
+    From ``chi(y) = y / phi(y)``, ``phi(y) = (1 + y)(1 + delta y)(1 + gamma y)`` (the
+    S-transform), Lagrange inversion of ``psi(z) = sum_k m_k z^k`` gives
+    ``m_k = (1/k) [y^{k-1}] phi(y)^k``, i.e.
+
+        m_k = kappa^k / k * sum_{i + j + l = k - 1} C(k, i) C(k, j) C(k, l) delta^j gamma^l,
+
+    a sum of positive terms (no cancellation).  ``m_0 = 1``, ``m_1 = kappa``,
+    ``m_2 = kappa^2 (1 + delta + gamma)``, ``m_3 = kappa^3 (1 + 3 delta + 3 gamma + delta^2
+    + gamma^2 + 3 delta gamma)``.
+    """
+    k = _checks.integer("k", k, minimum=0)
+    delta, gamma, kappa = _bulk_params(delta, gamma, kappa)
+    if k == 0:
+        return 1.0
+    from math import comb
+    total = 0.0
+    for j in range(k):
+        for l in range(k - j):
+            i = k - 1 - j - l
+            total += comb(k, i) * comb(k, j) * comb(k, l) * delta**j * gamma**l
+    return float(kappa**k * total / k)
+
+
+# Gauss-Legendre rule used by the cdf tables
+_GL_N = 12
+_GL_X, _GL_W = np.polynomial.legendre.leggauss(_GL_N)
+_GRADING_LEVELS = 28
+
+
+class BulkLaw:
+    """The limiting bulk ``kappa (MP_delta boxtimes MP_gamma)`` of Theorem 1 as a distribution.
+
+    A frozen-distribution object in the spirit of :mod:`scipy.stats`: an atom of mass
+    :attr:`atom` at ``0`` plus a continuous part with density :meth:`pdf` on
+    :meth:`support`.  All formulas live in the module functions (:func:`bulk_density`,
+    :func:`bulk_edges`, :func:`bulk_atom`, :func:`bulk_moment`, :func:`bulk_stieltjes`);
+    this class adds the distribution function, computed by Gauss-Legendre quadrature on
+    panels in the variable ``theta`` of ``x = left + (right - left) ((1 - cos theta)/2)^p``
+    (``p = 1`` absorbs square-root and ``x^{-1/2}`` edges, ``p = 3/2`` the ``x^{-2/3}`` hard
+    edge of ``delta = gamma = 1``) and cached on the panel boundaries.
+
+    Parameters
+    ----------
+    delta, gamma : float
+        Ratios ``>= 0``.
+    kappa : float
+        Scale ``> 0``.
+    panels : int
+        Number of quadrature panels of the cdf table (default 256).
+    """
+
+    def __init__(self, delta: float, gamma: float, kappa: float = 1.0, panels: int = 256) -> None:
+        self.delta, self.gamma, self.kappa = _bulk_params(delta, gamma, kappa)
+        self._panels = _checks.integer("panels", panels, minimum=8)
+        self._left, self._right = bulk_edges(self.delta, self.gamma, self.kappa)
+        self.atom = bulk_atom(self.delta, self.gamma)
+        self._point_mass = self.delta == 0.0 and self.gamma == 0.0
+        self._p = 1.5 if _hard_edge_order(self.delta, self.gamma) == 3 else 1.0
+        self._table: tuple[np.ndarray, np.ndarray] | None = None
+
+    def __repr__(self) -> str:
+        return f"BulkLaw(delta={self.delta!r}, gamma={self.gamma!r}, kappa={self.kappa!r})"
+
+    # -- distribution of the continuous part --------------------------------------------
+    def support(self) -> tuple[float, float]:
+        """``(left, right)`` of the continuous part (:func:`bulk_edges`)."""
+        return self._left, self._right
+
+    def pdf(self, x: ArrayLike) -> np.ndarray:
+        """Density of the continuous part (:func:`bulk_density`); the atom is not included."""
+        return bulk_density(x, self.delta, self.gamma, self.kappa)
+
+    def stieltjes(self, z: ArrayLike) -> np.ndarray:
+        """Stieltjes transform (:func:`bulk_stieltjes`)."""
+        return bulk_stieltjes(z, self.delta, self.gamma, self.kappa)
+
+    def moment(self, k: int) -> float:
+        """Exact ``k``-th moment (:func:`bulk_moment`)."""
+        return bulk_moment(k, self.delta, self.gamma, self.kappa)
+
+    def mean(self) -> float:
+        """``kappa``."""
+        return self.moment(1)
+
+    def var(self) -> float:
+        """``kappa^2 (delta + gamma)``."""
+        return self.moment(2) - self.moment(1) ** 2
+
+    # -- quadrature in theta -----------------------------------------------------------
+    def _x_of_theta(self, th: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        W = self._right - self._left
+        v = (1.0 - np.cos(th)) / 2.0
+        x = self._left + W * v**self._p
+        dx = W * self._p * v ** (self._p - 1.0) * np.sin(th) / 2.0
+        return x, dx
+
+    def _theta_of_x(self, x: np.ndarray) -> np.ndarray:
+        W = self._right - self._left
+        v = np.clip((x - self._left) / W, 0.0, 1.0) ** (1.0 / self._p)
+        return np.arccos(np.clip(1.0 - 2.0 * v, -1.0, 1.0))
+
+    def _integrand(self, th: np.ndarray) -> np.ndarray:
+        x, dx = self._x_of_theta(th)
+        return self.pdf(x) * dx
+
+    def _panel_integral(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """``int_a^b rho(x(theta)) x'(theta) dtheta`` for arrays of short intervals."""
+        a = np.asarray(a, dtype=float)[..., None]
+        b = np.asarray(b, dtype=float)[..., None]
+        th = (a + b) / 2.0 + (b - a) / 2.0 * _GL_X
+        return np.sum(self._integrand(th) * _GL_W, axis=-1) * (b - a)[..., 0] / 2.0
+
+    def _cdf_table(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._table is None:
+            uniform = np.linspace(0.0, np.pi, self._panels + 1)
+            # geometric grading towards the left edge: near-hard edges (delta, gamma close
+            # to 1) turn from x^{-2/3} or x^{-1/2} into a square root at a tiny left edge
+            graded = uniform[1] * 0.5 ** np.arange(_GRADING_LEVELS, 0, -1)
+            edges = np.concatenate([[0.0], graded, uniform[1:]])
+            cum = np.concatenate([[0.0], np.cumsum(self._panel_integral(edges[:-1], edges[1:]))])
+            self._table = (edges, cum)
+        return self._table
+
+    def continuous_mass(self) -> float:
+        """``int pdf`` computed by the cdf quadrature (equals ``1 - atom`` up to ~1e-12)."""
+        if self._point_mass:
+            return 0.0
+        return float(self._cdf_table()[1][-1])
+
+    def _cont_cdf_theta(self, th: np.ndarray) -> np.ndarray:
+        edges, cum = self._cdf_table()
+        j = np.clip(np.searchsorted(edges, th, side="right") - 1, 0, edges.size - 2)
+        return cum[j] + self._panel_integral(edges[j], th)
+
+    def cdf(self, x: ArrayLike) -> np.ndarray:
+        """Distribution function including the atom: ``0`` for ``x < 0``, ``atom`` at ``0``,
+        ``atom + int_left^x pdf`` on the support, ``1`` from the right edge on."""
+        xx = _real_array("x", x)
+        if self._point_mass:
+            return (xx >= self.kappa).astype(float)
+        out = np.where(xx >= 0.0, self.atom, 0.0)
+        inside = (xx > self._left) & (xx < self._right)
+        if inside.any():
+            out[inside] = np.minimum(self.atom + self._cont_cdf_theta(self._theta_of_x(xx[inside])), 1.0)
+        out[xx >= self._right] = 1.0
+        return out
+
+    def ppf(self, q: ArrayLike) -> np.ndarray:
+        """Quantile function ``inf {x : cdf(x) >= q}`` (vectorized; Newton on the cdf table).
+
+        ``q <= atom`` gives ``0`` when there is an atom; ``ppf(0)`` is the left end of the
+        support, ``ppf(1)`` the right edge.
+        """
+        qq = _real_array("q", q)
+        if np.any((qq < 0) | (qq > 1)):
+            raise ValueError("q must lie in [0, 1]")
+        if self._point_mass:
+            return np.full_like(qq, self.kappa)
+        out = np.empty_like(qq)
+        low = 0.0 if self.atom > 0 else self._left
+        lo_mask = qq <= self.atom
+        out[lo_mask] = low
+        m = ~lo_mask
+        if m.any():
+            edges, cum = self._cdf_table()
+            T = np.minimum(qq[m] - self.atom, cum[-1])
+            j = np.clip(np.searchsorted(cum, T, side="left") - 1, 0, edges.size - 2)
+            a0 = edges[j]
+            lo, hi = a0, edges[j + 1]
+            fa, fb = cum[j], cum[j + 1]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                th = np.where(fb > fa, lo + (hi - lo) * (T - fa) / (fb - fa), hi)
+            for _ in range(40):
+                r = cum[j] + self._panel_integral(a0, th) - T
+                lo = np.where(r < 0, th, lo)   # keep a bracket [lo, hi] around the root
+                hi = np.where(r > 0, th, hi)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    new = th - r / self._integrand(th)
+                bad = ~np.isfinite(new) | (new < lo) | (new > hi)
+                new = np.where(bad, (lo + hi) / 2.0, new)
+                done = (np.abs(new - th) <= 1e-13) | (r == 0)
+                th = np.where(r == 0, th, new)
+                if np.all(done):
+                    break
+            out[m] = self._x_of_theta(th)[0]
+        return out
+
+    def rvs(self, size: int | tuple[int, ...] = 1, seed: int | np.random.Generator | None = None) -> np.ndarray:
+        """Independent draws by inverse-cdf sampling (the atom included)."""
+        rng = _checks.seed(seed)
+        return self.ppf(rng.random(size))

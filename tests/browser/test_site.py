@@ -1,0 +1,340 @@
+"""End-to-end check that the built book works offline, in a real browser.
+
+For every page listed in ``_toc.yml`` the built HTML is opened in headless
+Chromium (system ``/usr/bin/chromium`` through the Python ``playwright``
+package), served from ``_build/html`` on 127.0.0.1.  **Every request to any other
+host is aborted and reported**: a CDN request means an asset is not vendored, and
+the site would break for an offline reader.  Per page it checks
+
+* no console errors, no uncaught exceptions, no failed requests, no HTTP >= 400;
+* every ``<img>`` has loaded (``naturalWidth > 0``);
+* pages with math: every math element was typeset by MathJax (``mjx-container``)
+  and no raw TeX delimiters (``$$``, ``\\(``, ``\\[``) are left in the visible text;
+* pages with widgets: the widgets rendered, sliders are present when the saved
+  state has sliders, and every slider of every kernel-free explorer
+  (:func:`seqrmt.widgets.explore`) changes the displayed image when moved with the
+  keyboard.  **Chapter pages** (``book/0[1-9]*``) must contain at least one such
+  explorer;
+* notebook pages offer the ``.ipynb`` download and a Binder launch link;
+* every internal link points to an existing file (and an existing anchor).
+
+A full-page screenshot of each page is saved to
+``_build/artifacts/screenshots/<page>.png``.
+
+The book is built first only if ``_build/html`` is missing or
+``SEQRMT_REBUILD=1``; otherwise the existing build is reused (see conftest.py).
+Run only these tests with ``pytest -m browser tests/browser``.
+"""
+
+from __future__ import annotations
+
+import glob
+import re
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+import yaml
+
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+
+CHAPTER_RE = re.compile(r"^book/0[1-9]")
+EXPLORE_CLASS = "seqrmt-explore"  # seqrmt.widgets.EXPLORE_CLASS (not imported: no ipywidgets needed here)
+TIMEOUT_MS = 30_000
+
+
+# ------------------------------------------------------------------ the pages
+def _strip_ext(path: str) -> str:
+    for ext in (".ipynb", ".md", ".rst"):
+        if path.endswith(ext):
+            return path[: -len(ext)]
+    return path
+
+
+def toc_pages(root: Path = ROOT) -> list[str]:
+    """Documents listed in ``_toc.yml`` (root first), without extensions."""
+    toc_file = root / "_toc.yml"
+    if not toc_file.exists():
+        return []
+    toc = yaml.safe_load(toc_file.read_text(encoding="utf-8")) or {}
+    pages: list[str] = []
+
+    def visit(node: object) -> None:
+        if isinstance(node, list):
+            for child in node:
+                visit(child)
+        elif isinstance(node, dict):
+            if isinstance(node.get("file"), str):
+                pages.append(_strip_ext(node["file"]))
+            if isinstance(node.get("glob"), str):
+                matches = sorted(glob.glob(str(root / node["glob"])))
+                pages.extend(_strip_ext(Path(m).relative_to(root).as_posix()) for m in matches
+                             if m.endswith((".ipynb", ".md", ".rst")))
+            for key in ("parts", "chapters", "sections", "subtrees", "entries"):
+                if key in node:
+                    visit(node[key])
+
+    if isinstance(toc.get("root"), str):
+        pages.append(_strip_ext(toc["root"]))
+    visit(toc)
+    return list(dict.fromkeys(pages))
+
+
+PAGES = toc_pages()
+
+
+def _source_of(page: str) -> Path | None:
+    for ext in (".ipynb", ".md", ".rst"):
+        if (ROOT / (page + ext)).exists():
+            return ROOT / (page + ext)
+    return None
+
+
+def test_toc_lists_pages() -> None:
+    assert PAGES, "_toc.yml lists no pages"
+    missing = [p for p in PAGES if _source_of(p) is None]
+    assert not missing, f"_toc.yml lists pages without a source file: {missing}"
+
+
+# ------------------------------------------------------------------ JS helpers
+JS_WAIT_WIDGETS = """
+() => {
+  const stateTag = document.querySelector('script[type="application/vnd.jupyter.widget-state+json"]');
+  if (!stateTag) return true;
+  const state = JSON.parse(stateTag.textContent).state || {};
+  const views = Array.from(document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]'));
+  const expected = views.filter(v => JSON.parse(v.textContent).model_id in state);
+  return expected.every(v => {
+    const prev = v.previousElementSibling;
+    return prev && prev.classList.contains('widget-subarea') && prev.children.length > 0;
+  });
+}
+"""
+
+JS_WIDGET_INFO = """
+() => {
+  const stateTag = document.querySelector('script[type="application/vnd.jupyter.widget-state+json"]');
+  if (!stateTag) return {hasState: false, sliderModels: 0, views: 0, rendered: 0};
+  const state = JSON.parse(stateTag.textContent).state || {};
+  const names = Object.values(state).map(m => m.model_name || '');
+  const views = Array.from(document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]'))
+      .filter(v => JSON.parse(v.textContent).model_id in state);
+  const rendered = views.filter(v => {
+      const p = v.previousElementSibling;
+      return p && p.classList.contains('widget-subarea') && p.children.length > 0; }).length;
+  return {hasState: true, sliderModels: names.filter(n => /SliderModel$/.test(n)).length,
+          views: views.length, rendered: rendered,
+          sliders: document.querySelectorAll('.widget-slider, .widget-hslider').length};
+}
+"""
+
+JS_RAW_TEX = r"""
+() => {
+  const main = document.querySelector('main') || document.body;
+  const clone = main.cloneNode(true);
+  clone.querySelectorAll('pre, code, script, style, textarea, mjx-container, mjx-assistive-mml, .MathJax')
+       .forEach(e => e.remove());
+  const text = clone.textContent;
+  const hits = [];
+  for (const pat of ['$$', '\\(', '\\[', '\\begin{']) {
+    const i = text.indexOf(pat);
+    if (i >= 0) hits.push(JSON.stringify(text.slice(Math.max(0, i - 40), i + 60)));
+  }
+  return hits;
+}
+"""
+
+JS_MATH_INFO = """
+() => {
+  const maths = Array.from(document.querySelectorAll('main .math, main .amsmath'));
+  const untypeset = maths.filter(m => !m.querySelector('mjx-container'))
+                         .map(m => m.textContent.slice(0, 80));
+  return {count: maths.length, mjx: document.querySelectorAll('mjx-container').length,
+          untypeset: untypeset};
+}
+"""
+
+JS_BROKEN_IMAGES = """
+() => Array.from(document.images)
+  .filter(img => !(img.complete && img.naturalWidth > 0))
+  .map(img => (img.currentSrc || img.src || '(no src)').slice(0, 120))
+"""
+
+JS_VISIBLE_IMG_SRC = """
+(box) => {
+  const imgs = Array.from(box.querySelectorAll('img')).filter(
+      img => img.offsetParent !== null && img.getBoundingClientRect().width > 0);
+  return imgs.map(img => img.src).join(' ');
+}
+"""
+
+
+def _wait_math(page) -> None:
+    page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise",
+                           timeout=TIMEOUT_MS)
+    page.evaluate("() => MathJax.startup.promise.then(() => true)")
+
+
+def _check_explorers(page, problems: list[str]) -> int:
+    """Move every slider of every kernel-free explorer; return how many fully work."""
+    working = 0
+    boxes = page.locator(f".{EXPLORE_CLASS}")
+    for b in range(boxes.count()):
+        box = boxes.nth(b)
+        box.scroll_into_view_if_needed()
+        handles = box.locator(".noUi-handle")
+        n = handles.count()
+        if n == 0:
+            problems.append(f"explorer #{b}: no slider handle (.noUi-handle) rendered")
+            continue
+        ok = True
+        for s in range(n):
+            handle = handles.nth(s)
+            before = box.evaluate(JS_VISIBLE_IMG_SRC)
+            if not before:
+                problems.append(f"explorer #{b}: no visible image")
+                ok = False
+                break
+            now = handle.get_attribute("aria-valuenow")
+            top = handle.get_attribute("aria-valuemax")
+            key = "ArrowLeft" if (now is not None and now == top) else "ArrowRight"
+            handle.focus()
+            handle.press(key)
+            try:
+                page.wait_for_function(
+                    f"([box, before]) => ({JS_VISIBLE_IMG_SRC})(box) !== before && "
+                    f"({JS_VISIBLE_IMG_SRC})(box) !== ''",
+                    arg=[box.element_handle(), before], timeout=5_000)
+            except Exception:
+                problems.append(f"explorer #{b}, slider #{s}: pressing {key} did not change the image")
+                ok = False
+            # put it back so the screenshot shows the default frame
+            handle.press("ArrowLeft" if key == "ArrowRight" else "ArrowRight")
+        working += ok
+    return working
+
+
+def _check_links(page, site_url: str, built_site: Path, problems: list[str]) -> None:
+    hrefs: list[str] = page.evaluate(
+        "() => Array.from(document.querySelectorAll('a[href]')).map(a => a.href)")
+    origin = urlsplit(site_url)
+    cache: dict[Path, str] = {}
+    for href in sorted(set(hrefs)):
+        u = urlsplit(href)
+        if u.scheme not in ("http", "https") or u.netloc != origin.netloc:
+            continue  # external links are links, not loads; mailto:, javascript: ...
+        path = unquote(u.path).lstrip("/")
+        target = built_site / path
+        if path == "" or path.endswith("/"):
+            target = target / "index.html"
+        if not target.is_file():
+            problems.append(f"broken internal link: {href}")
+            continue
+        if u.fragment and target.suffix == ".html":
+            text = cache.setdefault(target, target.read_text(encoding="utf-8", errors="replace"))
+            frag = unquote(u.fragment)
+            if f'id="{frag}"' not in text and f"name=\"{frag}\"" not in text:
+                problems.append(f"internal link to a missing anchor: {href}")
+
+
+# ------------------------------------------------------------------ the test
+@pytest.mark.parametrize("page_name", PAGES)
+def test_page_works_offline(browser, site_url, built_site, screenshot_dir, page_name) -> None:
+    html = built_site / (page_name + ".html")
+    assert html.is_file(), (
+        f"{html.relative_to(ROOT)} is missing: the build is stale. Rebuild with "
+        "`jupyter-book build . -n -W --keep-going` or run pytest with SEQRMT_REBUILD=1")
+
+    problems: list[str] = []
+    external: list[str] = []
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
+
+    def route(r) -> None:
+        host = urlsplit(r.request.url).hostname
+        if host == "127.0.0.1":
+            r.continue_()
+        else:
+            external.append(r.request.url)
+            r.abort("blockedbyclient")
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.on("console", lambda m: m.type == "error" and problems.append(
+        f"console error: {m.text} ({(m.location or {}).get('url', '')})"))
+    page.on("pageerror", lambda e: problems.append(f"uncaught exception: {e}"))
+    page.on("requestfailed", lambda r: urlsplit(r.url).hostname == "127.0.0.1" and problems.append(
+        f"request failed: {r.url} ({r.failure})"))
+    page.on("response", lambda r: r.status >= 400 and problems.append(
+        f"HTTP {r.status}: {r.url}"))
+    try:
+        page.goto(f"{site_url}/{page_name}.html", wait_until="load", timeout=TIMEOUT_MS)
+
+        # Math
+        has_math = page.evaluate("() => document.querySelectorAll('main .math, main .amsmath').length > 0")
+        if has_math:
+            try:
+                _wait_math(page)
+            except Exception as exc:
+                problems.append(f"MathJax did not start: {exc}")
+            info = page.evaluate(JS_MATH_INFO)
+            if info["mjx"] == 0:
+                problems.append("page has math but no mjx-container (MathJax did not typeset)")
+            for t in info["untypeset"][:5]:
+                problems.append(f"math not typeset: {t!r}")
+        for hit in page.evaluate(JS_RAW_TEX):
+            problems.append(f"raw TeX in the visible text: {hit}")
+
+        # Widgets
+        widgets = page.evaluate(JS_WIDGET_INFO)
+        n_explorers = 0
+        if widgets["hasState"]:
+            try:
+                page.wait_for_function(JS_WAIT_WIDGETS, timeout=TIMEOUT_MS)
+            except Exception:
+                pass
+            widgets = page.evaluate(JS_WIDGET_INFO)
+            if widgets["rendered"] < widgets["views"]:
+                problems.append(f"only {widgets['rendered']} of {widgets['views']} widgets rendered "
+                                "(is the widget JavaScript loaded?)")
+            if widgets["sliderModels"] and not widgets["sliders"]:
+                problems.append(f"the widget state has {widgets['sliderModels']} sliders "
+                                "but none is displayed")
+            n_explorers = _check_explorers(page, problems)
+        if CHAPTER_RE.match(page_name) and n_explorers == 0:
+            problems.append("chapter page without a working kernel-free explorer "
+                            "(seqrmt.widgets.explore): no slider changes a figure")
+
+        # Images (scroll through the page so nothing is left unloaded)
+        page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+        try:
+            page.wait_for_function(
+                "() => Array.from(document.images).every(i => i.complete)", timeout=10_000)
+        except Exception:
+            pass
+        for src in page.evaluate(JS_BROKEN_IMAGES):
+            problems.append(f"image not loaded (naturalWidth 0): {src}")
+        page.evaluate("() => window.scrollTo(0, 0)")
+
+        # Notebook pages: download and launch buttons
+        source = _source_of(page_name)
+        if source is not None and source.suffix == ".ipynb":
+            if page.locator('a[href$=".ipynb"]').count() == 0:
+                problems.append("no .ipynb download link on a notebook page")
+            if page.locator('a[href*="mybinder.org"]').count() == 0:
+                problems.append("no Binder launch link on a notebook page")
+
+        _check_links(page, site_url, built_site, problems)
+
+        page.wait_for_load_state("networkidle", timeout=TIMEOUT_MS)
+        shot = screenshot_dir / (page_name.replace("/", "__").removeprefix("book__") + ".png")
+        page.screenshot(path=str(shot), full_page=True)
+    finally:
+        context.close()
+
+    for url in dict.fromkeys(external):
+        problems.insert(0, f"request to a non-local host (not vendored?): {url}")
+    assert not problems, f"{page_name}: {len(problems)} problem(s):\n  " + "\n  ".join(
+        dict.fromkeys(problems))
