@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Re-create site_assets/static/vendor/ from the npm registry.
+# Re-create site_assets/static/seqrmt/vendor/ from the npm registry.
 #
 # The built book must work offline, so the JavaScript that Sphinx/myst-nb would
 # otherwise load from CDNs (MathJax 3, RequireJS, the ipywidgets HTML manager) is
@@ -12,7 +12,7 @@ HTML_MANAGER=@jupyter-widgets/html-manager@1.0.6
 REQUIREJS=requirejs@2.3.8
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
-dest="$root/site_assets/static/vendor"
+dest="$root/site_assets/static/seqrmt/vendor"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 

@@ -31,6 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import ipywidgets as widgets
+from ipywidgets.widgets.widget_link import Link
 import numpy as np
 
 __all__ = ["explore", "live", "MAX_FRAMES", "EXPLORE_CLASS", "LIVE_CLASS"]
@@ -317,9 +318,12 @@ def explore(
 
     # 3. One slider per parameter, linked in the browser to every stack of its level.
     sliders: list[widgets.Widget] = []
-    links: list[widgets.Link] = []
+    links: list[Link] = []
     for depth, name in enumerate(names):
-        opts = [(_format_value(v), i) for i, v in enumerate(values[name])]
+        texts = [_format_value(v) for v in values[name]]
+        if len(set(texts)) < len(texts):  # keep labels distinct (e.g. 0.12341 vs 0.12342)
+            texts = [repr(v) for v in values[name]]
+        opts = [(t, i) for i, t in enumerate(texts)]
         slider = widgets.SelectionSlider(
             options=opts,
             value=start[name],

@@ -13,6 +13,29 @@ SIM_COLOR = "#64B5CD"        # simulation
 MEAN_SPIKE_COLOR = "#C44E52"  # vocabulary-mean outlier of the uncentered S
 
 
+def _png(fig) -> bytes:
+    import io
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=fig.dpi, bbox_inches="tight")
+    return buf.getvalue()
+
+
+def _register_display() -> None:
+    """Let IPython show a bare ``Figure`` (built without pyplot) as a PNG."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython is optional
+        return
+    ip = get_ipython()
+    if ip is None:
+        return
+    from matplotlib.figure import Figure
+    ip.display_formatter.formatters["image/png"].for_type(Figure, _png)
+
+
+_register_display()
+
+
 def figure(ncols: int = 1, nrows: int = 1, *, width: float = 6.4, height: float = 3.6, **kw):
     """A figure and axes with the book's size, created without pyplot's global state
     (so that closing it is never forgotten and no stray inline figure appears)."""

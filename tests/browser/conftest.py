@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -79,6 +80,16 @@ def built_site() -> Path:
     rebuild = os.environ.get("SEQRMT_REBUILD") == "1"
     if rebuild or not (BUILD_HTML / "index.html").exists():
         build_book()
+    else:
+        built = (BUILD_HTML / "index.html").stat().st_mtime
+        newer = [p.relative_to(ROOT).as_posix()
+                 for pattern in ("book/*.ipynb", "book/*.md", "seqrmt/**/*.py", "_config.yml", "_toc.yml")
+                 for p in ROOT.glob(pattern) if p.stat().st_mtime > built]
+        if newer:
+            warnings.warn(
+                f"testing an existing build of _build/html that is older than {len(newer)} source "
+                f"file(s) (e.g. {', '.join(newer[:3])}); set SEQRMT_REBUILD=1 to rebuild first",
+                stacklevel=1)
     return BUILD_HTML
 
 

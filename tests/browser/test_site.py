@@ -7,7 +7,8 @@ host is aborted and reported**: a CDN request means an asset is not vendored, an
 the site would break for an offline reader.  Per page it checks
 
 * no console errors, no uncaught exceptions, no failed requests, no HTTP >= 400;
-* every ``<img>`` has loaded (``naturalWidth > 0``);
+* every ``<img>`` has loaded (``naturalWidth > 0``) and no cell output shows a
+  figure as text (``<Figure size 640x480 with 1 Axes>``);
 * pages with math: every math element was typeset by MathJax (``mjx-container``)
   and no raw TeX delimiters (``$$``, ``\\(``, ``\\[``) are left in the visible text;
 * pages with widgets: the widgets rendered, sliders are present when the saved
@@ -18,7 +19,8 @@ the site would break for an offline reader.  Per page it checks
 * notebook pages offer the ``.ipynb`` download and a Binder launch link;
 * every internal link points to an existing file (and an existing anchor).
 
-A full-page screenshot of each page is saved to
+The same checks (without links and buttons) are repeated with each page opened as
+a ``file://`` URL.  A full-page screenshot of each page is saved to
 ``_build/artifacts/screenshots/<page>.png``.
 
 The book is built first only if ``_build/html`` is missing or
@@ -157,6 +159,12 @@ JS_MATH_INFO = """
 }
 """
 
+JS_FIGURE_REPRS = r"""
+() => Array.from(document.querySelectorAll('main .cell_output, main .output'))
+  .map(o => o.textContent.match(/<(Figure|matplotlib\.figure\.Figure)[^>]*>/))
+  .filter(m => m).map(m => m[0])
+"""
+
 JS_BROKEN_IMAGES = """
 () => Array.from(document.images)
   .filter(img => !(img.complete && img.naturalWidth > 0))
@@ -174,7 +182,7 @@ JS_VISIBLE_IMG_SRC = """
 
 def _wait_math(page) -> None:
     page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise",
-                           timeout=TIMEOUT_MS)
+                           timeout=15_000)
     page.evaluate("() => MathJax.startup.promise.then(() => true)")
 
 
@@ -240,9 +248,10 @@ def _check_links(page, site_url: str, built_site: Path, problems: list[str]) -> 
                 problems.append(f"internal link to a missing anchor: {href}")
 
 
-# ------------------------------------------------------------------ the test
-@pytest.mark.parametrize("page_name", PAGES)
-def test_page_works_offline(browser, site_url, built_site, screenshot_dir, page_name) -> None:
+# ------------------------------------------------------------------ the tests
+def _check_page(browser, base_url: str, built_site: Path, page_name: str,
+                screenshot: Path | None) -> None:
+    """Open one page from ``base_url`` (http://127.0.0.1:port or file://...) and check it."""
     html = built_site / (page_name + ".html")
     assert html.is_file(), (
         f"{html.relative_to(ROOT)} is missing: the build is stale. Rebuild with "
@@ -250,11 +259,15 @@ def test_page_works_offline(browser, site_url, built_site, screenshot_dir, page_
 
     problems: list[str] = []
     external: list[str] = []
+    is_http = base_url.startswith("http")
     context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
 
+    def local(url: str) -> bool:
+        u = urlsplit(url)
+        return u.hostname == "127.0.0.1" if is_http else u.scheme == "file"
+
     def route(r) -> None:
-        host = urlsplit(r.request.url).hostname
-        if host == "127.0.0.1":
+        if local(r.request.url):
             r.continue_()
         else:
             external.append(r.request.url)
@@ -265,12 +278,12 @@ def test_page_works_offline(browser, site_url, built_site, screenshot_dir, page_
     page.on("console", lambda m: m.type == "error" and problems.append(
         f"console error: {m.text} ({(m.location or {}).get('url', '')})"))
     page.on("pageerror", lambda e: problems.append(f"uncaught exception: {e}"))
-    page.on("requestfailed", lambda r: urlsplit(r.url).hostname == "127.0.0.1" and problems.append(
+    page.on("requestfailed", lambda r: local(r.url) and problems.append(
         f"request failed: {r.url} ({r.failure})"))
     page.on("response", lambda r: r.status >= 400 and problems.append(
         f"HTTP {r.status}: {r.url}"))
     try:
-        page.goto(f"{site_url}/{page_name}.html", wait_until="load", timeout=TIMEOUT_MS)
+        page.goto(f"{base_url}/{page_name}.html", wait_until="load", timeout=TIMEOUT_MS)
 
         # Math
         has_math = page.evaluate("() => document.querySelectorAll('main .math, main .amsmath').length > 0")
@@ -278,7 +291,7 @@ def test_page_works_offline(browser, site_url, built_site, screenshot_dir, page_
             try:
                 _wait_math(page)
             except Exception as exc:
-                problems.append(f"MathJax did not start: {exc}")
+                problems.append(f"MathJax did not start: {str(exc).splitlines()[0]}")
             info = page.evaluate(JS_MATH_INFO)
             if info["mjx"] == 0:
                 problems.append("page has math but no mjx-container (MathJax did not typeset)")
@@ -316,25 +329,45 @@ def test_page_works_offline(browser, site_url, built_site, screenshot_dir, page_
             pass
         for src in page.evaluate(JS_BROKEN_IMAGES):
             problems.append(f"image not loaded (naturalWidth 0): {src}")
+        for text in page.evaluate(JS_FIGURE_REPRS):
+            problems.append(f"a figure shows as text, not as an image: {text!r} "
+                            "(a Figure that the notebook displayed without a PNG)")
         page.evaluate("() => window.scrollTo(0, 0)")
 
-        # Notebook pages: download and launch buttons
-        source = _source_of(page_name)
-        if source is not None and source.suffix == ".ipynb":
-            if page.locator('a[href$=".ipynb"]').count() == 0:
-                problems.append("no .ipynb download link on a notebook page")
-            if page.locator('a[href*="mybinder.org"]').count() == 0:
-                problems.append("no Binder launch link on a notebook page")
+        if is_http:
+            # Notebook pages: download and launch buttons
+            source = _source_of(page_name)
+            if source is not None and source.suffix == ".ipynb":
+                if page.locator('a[href$=".ipynb"]').count() == 0:
+                    problems.append("no .ipynb download link on a notebook page")
+                if page.locator('a[href*="mybinder.org"]').count() == 0:
+                    problems.append("no Binder launch link on a notebook page")
+            _check_links(page, base_url, built_site, problems)
+            page.wait_for_load_state("networkidle", timeout=TIMEOUT_MS)
 
-        _check_links(page, site_url, built_site, problems)
-
-        page.wait_for_load_state("networkidle", timeout=TIMEOUT_MS)
-        shot = screenshot_dir / (page_name.replace("/", "__").removeprefix("book__") + ".png")
-        page.screenshot(path=str(shot), full_page=True)
+        if screenshot is not None:
+            page.screenshot(path=str(screenshot), full_page=True)
     finally:
         context.close()
 
     for url in dict.fromkeys(external):
-        problems.insert(0, f"request to a non-local host (not vendored?): {url}")
-    assert not problems, f"{page_name}: {len(problems)} problem(s):\n  " + "\n  ".join(
-        dict.fromkeys(problems))
+        problems.insert(0, f"request to a non-local resource (not vendored?): {url}")
+    unique = list(dict.fromkeys(problems))
+    assert not unique, f"{page_name} ({base_url.split(':')[0]}): {len(unique)} problem(s):\n  " \
+        + "\n  ".join(unique)
+
+
+def _screenshot_name(page_name: str) -> str:
+    return page_name.replace("/", "__").removeprefix("book__") + ".png"
+
+
+@pytest.mark.parametrize("page_name", PAGES)
+def test_page_works_offline(browser, site_url, built_site, screenshot_dir, page_name) -> None:
+    """The page served over http://127.0.0.1 with every other host blocked."""
+    _check_page(browser, site_url, built_site, page_name, screenshot_dir / _screenshot_name(page_name))
+
+
+@pytest.mark.parametrize("page_name", PAGES)
+def test_page_works_from_disk(browser, built_site, page_name) -> None:
+    """The same page opened as a file:// URL (a reader who downloaded the site)."""
+    _check_page(browser, built_site.as_uri(), built_site, page_name, None)
