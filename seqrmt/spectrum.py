@@ -153,56 +153,161 @@ def _unit_edges(delta: float, gamma: float) -> tuple[float, float]:
     return left, right
 
 
-def _cubic_roots(s: np.ndarray, delta: float, gamma: float) -> np.ndarray:
-    """All three roots ``u`` of ``p_s`` for every ``s`` (shape ``s.shape + (3,)``).
+def _cubic_roots(s: np.ndarray, delta: float, gamma: float) -> tuple[np.ndarray, ...]:
+    """All three roots ``u`` of ``p_s`` for every ``s``, with ``u + 1, u + delta, u + gamma``.
 
-    Closed form (Cardano with complex arithmetic, the larger-modulus cube root to avoid
-    cancellation), then two Newton steps on every root.  No Python loop over ``s``.
+    Each returned array has shape ``s.shape + (3,)``.  Closed form, no Python loop over
+    ``s``: Cardano with complex arithmetic (larger-modulus cube root) in the variable
+    ``t = u + (1 + delta + gamma - s)/3``.  The depressed coefficients are built from the
+    factored form ``(u + 1)(u + delta)(u + gamma) - s u^2`` around ``m = (1 + delta + gamma)/3``
+    (``alpha = (1, delta, gamma) - m``), not from the expanded coefficients, so that the
+    clustered roots near ``u = -1 = -delta = -gamma`` at small ``s`` (the hard edges) keep full
+    relative accuracy.  Three Newton steps on the factored form polish every root.
     """
-    s = np.asarray(s, dtype=complex)
-    a2 = 1.0 + delta + gamma - s
-    a1 = delta + gamma + delta * gamma
-    a0 = delta * gamma
-    sh = a2 / 3.0
-    p = a1 - a2 * a2 / 3.0
-    q = 2.0 * a2**3 / 27.0 - a2 * a1 / 3.0 + a0
-    disc = np.sqrt((q / 2.0) ** 2 + (p / 3.0) ** 3)
-    w1, w2 = -q / 2.0 + disc, -q / 2.0 - disc
+    s = np.asarray(s, dtype=complex)[..., None]
+    m = (1.0 + delta + gamma) / 3.0
+    a1, a2, a3 = 1.0 - m, delta - m, gamma - m
+    sig2 = a1 * a2 + a1 * a3 + a2 * a3
+    sig3 = a1 * a2 * a3
+    # p_s = v^3 - s v^2 + (sig2 + 2 s m) v + (sig3 - s m^2),  v = u + m = t + s/3
+    P = sig2 + 2.0 * s * m - s * s / 3.0
+    Q = -2.0 * s**3 / 27.0 + s * (sig2 + 2.0 * s * m) / 3.0 + sig3 - s * m * m
+    disc = np.sqrt((Q / 2.0) ** 2 + (P / 3.0) ** 3)
+    w1, w2 = -Q / 2.0 + disc, -Q / 2.0 - disc
     w = np.where(np.abs(w1) >= np.abs(w2), w1, w2)
-    C = w ** (1.0 / 3.0)
-    omega = np.exp(2j * np.pi / 3.0) ** np.arange(3)
-    Ck = C[..., None] * omega
+    C = w ** (1.0 / 3.0) * np.exp(2j * np.pi / 3.0) ** np.arange(3)
     with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(Ck == 0, 0.0, Ck - p[..., None] / (3.0 * Ck))
-    u = t - sh[..., None]
-    A2 = a2[..., None]
-    for _ in range(2):
-        pu = ((u + A2) * u + a1) * u + a0
-        dp = (3.0 * u + 2.0 * A2) * u + a1
+        t = np.where(C == 0, 0.0, C - P / (3.0 * C))
+    v0 = s / 3.0
+    for _ in range(3):
+        v = t + v0
+        e1, ed, eg, u = v + a1, v + a2, v + a3, v - m
+        pu = e1 * ed * eg - s * u * u
+        dp = ed * eg + e1 * eg + e1 * ed - 2.0 * s * u
         with np.errstate(divide="ignore", invalid="ignore"):
-            step = np.where(dp != 0, pu / dp, 0.0)
-        u = np.where(np.isfinite(step) & (np.abs(step) < 0.1 * (1.0 + np.abs(u))), u - step, u)
-    return u
+            step = pu / dp
+        ok = np.isfinite(step) & (np.abs(step) < 0.1 * (1.0 + np.abs(t)))
+        t = np.where(ok, t - step, t)
+    v = t + v0
+    u, e1, ed, eg = v - m, v + a1, v + a2, v + a3
+    return _refine_pair(s, delta, gamma, u, e1, ed, eg)
 
 
-def _G_from_u(u: np.ndarray, z: np.ndarray, delta: float, gamma: float, kappa: float) -> np.ndarray:
-    """``G = (1 + psi)/z = (u + 1)/(u z)``, or the equivalent ``u / (kappa (u + delta)(u + gamma))``
-    (from ``p_s(u) = 0``), whichever has less cancellation."""
+def _refine_pair(s: np.ndarray, delta: float, gamma: float, u: np.ndarray, e1: np.ndarray,
+                 ed: np.ndarray, eg: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Recompute the two roots near a (near-)double zero of ``(u + 1)(u + delta)(u + gamma)``
+    at small ``s`` (a hard edge at ``x = 0``), where Cardano's discriminant cancels.
+
+    Centred at the pair ``c = (r_a + r_b)/2`` (``h = (r_a - r_b)/2``, ``D = r_iso - c``), the
+    cubic is ``(e + h)(e - h)(e + D) - s (e - c)^2`` in ``e = u + c``; for ``|e| << |D|`` its
+    two small roots are those of the quadratic ``(D - s) e^2 + (2 s c - h^2) e - (h^2 D + s c^2)``,
+    which are polished by Newton steps on the cubic.
+    """
+    r = np.array([1.0, delta, gamma])
+    pairs = [(0, 1, 2), (0, 2, 1), (1, 2, 0)]
+    ia, ib, ii = min(pairs, key=lambda p: abs(r[p[0]] - r[p[1]]))
+    c = (r[ia] + r[ib]) / 2.0
+    h = (r[ia] - r[ib]) / 2.0
+    D = r[ii] - c
+    sc = s[..., 0]
+    small = (np.abs(h) < 1e-3 * abs(D)) & (np.abs(sc) * c * c < 1e-8 * D * D)
+    if not np.any(small):
+        return u, e1, ed, eg
+    ss = sc[small]
+    A, B, C0 = D - ss, 2.0 * ss * c - h * h, -(h * h * D + ss * c * c)
+    sq = np.sqrt(B * B - 4.0 * A * C0 + 0j)
+    sq = np.where(np.abs(B + sq) >= np.abs(B - sq), sq, -sq)
+    qq = -(B + sq) / 2.0
     with np.errstate(divide="ignore", invalid="ignore"):
-        g1 = (u + 1.0) / (u * z)
-        g2 = u / (kappa * (u + delta) * (u + gamma))
-    use1 = np.abs(u + 1.0) >= np.minimum(np.abs(u + delta), np.abs(u + gamma))
+        e = np.stack([qq / A, np.where(qq != 0, C0 / qq, 0.0)], axis=-1)
+    S2 = ss[..., None]
+    for _ in range(4):
+        f = (e + h) * (e - h) * (e + D) - S2 * (e - c) ** 2
+        df = (e - h) * (e + D) + (e + h) * (e + D) + (e + h) * (e - h) - 2.0 * S2 * (e - c)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = f / df
+        e = np.where(np.isfinite(step), e - step, e)
+    # the isolated root (nearest -r_iso) keeps its Cardano value; the other two are replaced
+    us = u[small]
+    iso = np.argmin(np.abs(us + r[ii]), axis=-1)
+    others = np.array([[1, 2], [0, 2], [0, 1]])[iso]
+    shift = np.array([1.0, delta, gamma]) - c   # e + shift_k = u + r_k
+    outs = [u.copy(), e1.copy(), ed.copy(), eg.copy()]
+    vals = [e - c, e + shift[0], e + shift[1], e + shift[2]]
+    for arr, val in zip(outs, vals):
+        sub = arr[small]
+        np.put_along_axis(sub, others, val, axis=-1)
+        arr[small] = sub
+    return tuple(outs)
+
+
+def _physical_root_inside(s: np.ndarray, delta: float, gamma: float) -> tuple[np.ndarray, ...]:
+    """The physical root (``Im u > 0``, i.e. ``Im psi < 0``) for real ``s`` inside the support.
+
+    There the cubic has one real root and a complex pair, so Cardano needs only real cube
+    roots: ``t = -(C1 + C2)/2 + i sqrt(3)/2 |C1 - C2|`` with ``C1 = cbrt(-Q/2 - sign(Q) sqrt(Delta))``
+    and ``C2 = -P/(3 C1)``; two Newton steps on the factored form polish this single root.
+    Points where this is unreliable (``Delta <= 0`` by rounding at an edge, or the clustered
+    roots near a hard edge) go through :func:`_cubic_roots`.
+    """
+    s = np.asarray(s, dtype=float)
+    m = (1.0 + delta + gamma) / 3.0
+    a1, a2, a3 = 1.0 - m, delta - m, gamma - m
+    sig2 = a1 * a2 + a1 * a3 + a2 * a3
+    sig3 = a1 * a2 * a3
+    P = sig2 + 2.0 * s * m - s * s / 3.0
+    Q = -2.0 * s**3 / 27.0 + s * (sig2 + 2.0 * s * m) / 3.0 + sig3 - s * m * m
+    disc = (Q / 2.0) ** 2 + (P / 3.0) ** 3
+    r = np.array([1.0, delta, gamma])
+    gap = min(abs(r[0] - r[1]), abs(r[0] - r[2]), abs(r[1] - r[2]))
+    good = disc > 0
+    if gap < 1e-3:   # possible hard edge: clustered roots at small s need _refine_pair
+        good &= s > 1e-6
+    sq = np.sqrt(np.where(good, disc, 0.0))
+    C1 = np.cbrt(-Q / 2.0 - np.copysign(sq, Q))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        C2 = np.where(C1 != 0, -P / (3.0 * C1), 0.0)
+    t = -(C1 + C2) / 2.0 + 1j * (np.sqrt(3.0) / 2.0) * np.abs(C1 - C2)
+    v = t + s / 3.0
+    for _ in range(2):
+        e1, ed, eg, u = v + a1, v + a2, v + a3, v - m
+        pu = e1 * ed * eg - s * u * u
+        dp = ed * eg + e1 * eg + e1 * ed - 2.0 * s * u
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = pu / dp
+        v = np.where(np.isfinite(step), v - step, v)
+    out = [v - m, v + a1, v + a2, v + a3]
+    bad = ~good
+    if bad.any():
+        roots = _cubic_roots(s[bad], delta, gamma)
+        sel = _take(roots, np.argmax(roots[0].imag, axis=-1))
+        for o, val in zip(out, sel):
+            o[bad] = val
+    return tuple(out)
+
+
+def _take(arrays: tuple[np.ndarray, ...], idx: np.ndarray) -> tuple[np.ndarray, ...]:
+    return tuple(np.take_along_axis(a, idx[..., None], axis=-1)[..., 0] for a in arrays)
+
+
+def _G_from_roots(u: np.ndarray, e1: np.ndarray, ed: np.ndarray, eg: np.ndarray,
+                  z: np.ndarray, kappa: float) -> np.ndarray:
+    """``G = (1 + psi)/z = (u + 1)/(u z)``, or the equivalent ``u / (kappa (u + delta)(u + gamma))``
+    (from ``p_s(u) = 0``), whichever has the larger denominator factors."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        g1 = e1 / (u * z)
+        g2 = u / (kappa * ed * eg)
+    use1 = np.abs(e1) >= np.minimum(np.abs(ed), np.abs(eg))
     return np.where(use1, g1, g2)
 
 
 def _select_real_outside(u: np.ndarray, above: np.ndarray) -> np.ndarray:
-    """Physical root for real ``x`` outside the support: the root ``psi`` in ``(0, psi_+)``
-    (largest ``u``) above the right edge, in ``(psi_-, 0)`` (most negative ``u``) below the
-    left edge.  The (near-)real roots are preferred over a complex pair."""
+    """Index of the physical root for real ``x`` outside the support: the root ``psi`` in
+    ``(0, psi_+)`` (largest ``u``) above the right edge, in ``(psi_-, 0)`` (most negative
+    ``u``) below the left edge.  (Near-)real roots are preferred over a complex pair."""
     pen = 1e6 * np.abs(u.imag)
     score = np.where(above[..., None], u.real - pen, -u.real - pen)
-    idx = np.argmax(score, axis=-1)
-    return np.take_along_axis(u, idx[..., None], axis=-1)[..., 0].real + 0j
+    return np.argmax(score, axis=-1)
 
 
 def _stieltjes_unit_general(z: np.ndarray, delta: float, gamma: float, kappa: float,
@@ -214,27 +319,25 @@ def _stieltjes_unit_general(z: np.ndarray, delta: float, gamma: float, kappa: fl
     inside = near_real & (x > left * kappa) & (x < right * kappa)
     outside = near_real & ~inside
     cplx = ~near_real
-    # complex z: solve at conj-symmetric point with Im z > 0, choose Im psi < 0 and Im G < 0
+    # complex z: solve at the point with Im z > 0, choose Im psi < 0 and Im G < 0,
+    # then use G(conj z) = conj G(z)
     if cplx.any():
         zc = x[cplx] + 1j * np.abs(y[cplx])
-        u = _cubic_roots(zc / kappa, delta, gamma)
-        G = _G_from_u(u, zc[..., None], delta, gamma, kappa)
-        # Im psi < 0  <=>  Im u > 0.  Score: the physical root has both criteria negative.
+        roots = _cubic_roots(zc / kappa, delta, gamma)
+        u = roots[0]
+        G = _G_from_roots(*roots, zc[..., None], kappa)
+        # Im psi < 0  <=>  Im u > 0; the physical root has both criteria negative
         score = np.maximum(-u.imag / (np.abs(u) + 1e-300), G.imag / (np.abs(G) + 1e-300))
-        idx = np.argmin(score, axis=-1)
-        g = np.take_along_axis(G, idx[..., None], axis=-1)[..., 0]
+        g = np.take_along_axis(G, np.argmin(score, axis=-1)[..., None], axis=-1)[..., 0]
         out[cplx] = np.where(y[cplx] > 0, g, np.conj(g))
     if inside.any():
         xi = x[inside]
-        u = _cubic_roots(xi / kappa, delta, gamma)
-        idx = np.argmax(u.imag, axis=-1)        # Im psi < 0 <=> Im u > 0
-        ui = np.take_along_axis(u, idx[..., None], axis=-1)[..., 0]
-        out[inside] = _G_from_u(ui, xi + 0j, delta, gamma, kappa)
+        out[inside] = _G_from_roots(*_physical_root_inside(xi / kappa, delta, gamma), xi + 0j, kappa)
     if outside.any():
         xo = x[outside]
-        u = _cubic_roots(xo / kappa, delta, gamma)
-        uo = _select_real_outside(u, xo > right * kappa)
-        g = _G_from_u(uo, xo + 0j, delta, gamma, kappa).real + 0j
+        roots = _cubic_roots(xo / kappa, delta, gamma)
+        sel = _take(roots, _select_real_outside(roots[0], xo > right * kappa))
+        g = _G_from_roots(*(r.real + 0j for r in sel), xo + 0j, kappa).real + 0j
         zero = xo == 0
         if zero.any():
             # G(0) = -int dnu / t: finite only without atom and hard edge, where u = -1
@@ -406,7 +509,7 @@ def bulk_moment(k: int, delta: float, gamma: float, kappa: float = 1.0) -> float
 # Gauss-Legendre rule used by the cdf tables
 _GL_N = 12
 _GL_X, _GL_W = np.polynomial.legendre.leggauss(_GL_N)
-_GRADING_LEVELS = 28
+_GRADING_LEVELS = 48
 
 
 class BulkLaw:
@@ -416,10 +519,14 @@ class BulkLaw:
     :attr:`atom` at ``0`` plus a continuous part with density :meth:`pdf` on
     :meth:`support`.  All formulas live in the module functions (:func:`bulk_density`,
     :func:`bulk_edges`, :func:`bulk_atom`, :func:`bulk_moment`, :func:`bulk_stieltjes`);
-    this class adds the distribution function, computed by Gauss-Legendre quadrature on
-    panels in the variable ``theta`` of ``x = left + (right - left) ((1 - cos theta)/2)^p``
-    (``p = 1`` absorbs square-root and ``x^{-1/2}`` edges, ``p = 3/2`` the ``x^{-2/3}`` hard
-    edge of ``delta = gamma = 1``) and cached on the panel boundaries.
+    this class adds the distribution function, computed by 12-point Gauss-Legendre
+    quadrature on panels in the variable ``theta`` of
+    ``x = left + (right - left) ((1 - cos theta)/2)^{3/2}`` and cached on the panel
+    boundaries.  The change of variables makes the integrand smooth at the square-root right
+    edge and at the ``x^{-2/3}`` hard edge of ``delta = gamma = 1``, and leaves at most a
+    ``theta^{1/2}`` behaviour at a soft left edge or an ``x^{-1/2}`` hard edge, which
+    geometrically graded panels towards ``theta = 0`` resolve.  ``atom + int pdf = 1`` to
+    about ``1e-8`` (worst case ``delta = gamma = 1``), typically ``1e-15``.
 
     Parameters
     ----------
@@ -437,7 +544,7 @@ class BulkLaw:
         self._left, self._right = bulk_edges(self.delta, self.gamma, self.kappa)
         self.atom = bulk_atom(self.delta, self.gamma)
         self._point_mass = self.delta == 0.0 and self.gamma == 0.0
-        self._p = 1.5 if _hard_edge_order(self.delta, self.gamma) == 3 else 1.0
+        self._p = 1.5
         self._table: tuple[np.ndarray, np.ndarray] | None = None
 
     def __repr__(self) -> str:
@@ -547,23 +654,26 @@ class BulkLaw:
             edges, cum = self._cdf_table()
             T = np.minimum(qq[m] - self.atom, cum[-1])
             j = np.clip(np.searchsorted(cum, T, side="left") - 1, 0, edges.size - 2)
-            a0 = edges[j]
-            lo, hi = a0, edges[j + 1]
+            lo, hi = edges[j], edges[j + 1]
             fa, fb = cum[j], cum[j + 1]
             with np.errstate(divide="ignore", invalid="ignore"):
-                th = np.where(fb > fa, lo + (hi - lo) * (T - fa) / (fb - fa), hi)
-            for _ in range(40):
-                r = cum[j] + self._panel_integral(a0, th) - T
-                lo = np.where(r < 0, th, lo)   # keep a bracket [lo, hi] around the root
-                hi = np.where(r > 0, th, hi)
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    new = th - r / self._integrand(th)
-                bad = ~np.isfinite(new) | (new < lo) | (new > hi)
-                new = np.where(bad, (lo + hi) / 2.0, new)
-                done = (np.abs(new - th) <= 1e-13) | (r == 0)
-                th = np.where(r == 0, th, new)
-                if np.all(done):
+                th = np.where(fb > fa, lo + (hi - lo) * np.clip((T - fa) / (fb - fa), 0, 1), hi)
+            act = np.flatnonzero(T < cum[-1])          # T = total mass: right edge, theta = pi
+            th[T >= cum[-1]] = np.pi
+            for _ in range(60):                         # safeguarded Newton on the active set
+                if act.size == 0:
                     break
+                ta, ja = th[act], j[act]
+                r = cum[ja] + self._panel_integral(edges[ja], ta) - T[act]
+                lo[act] = np.where(r < 0, ta, lo[act])
+                hi[act] = np.where(r > 0, ta, hi[act])
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    new = ta - r / self._integrand(ta)
+                bad = ~np.isfinite(new) | (new < lo[act]) | (new > hi[act])
+                new = np.where(bad, (lo[act] + hi[act]) / 2.0, new)
+                conv = (np.abs(r) <= 1e-15) | (np.abs(new - ta) <= 1e-14) | (hi[act] - lo[act] <= 1e-14)
+                th[act] = np.where(np.abs(r) <= 1e-15, ta, new)
+                act = act[~conv]
             out[m] = self._x_of_theta(th)[0]
         return out
 
