@@ -1,2 +1,333 @@
-"""Figures for the spikes chapter."""
-__all__: list[str] = []
+"""Figures for the spikes chapter: the two BBP transitions (Theorems 2-4) and what a
+finite vocabulary table changes (exact finite-table theory versus the idealized
+statement).
+
+All theory comes from :mod:`seqrmt.spikes` (``predict``, ``spike_curve``,
+``critical_beta``) and :mod:`seqrmt.spectrum` (``bulk_density``, ``bulk_edges``);
+simulations from :func:`seqrmt.simulate`.
+"""
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.colors import ListedColormap
+from matplotlib.patches import Patch
+
+from .. import _checks
+from ..attention import alpha as _alpha
+from ..attention import causal_weights, mean_weights, optimal_weights
+from ..attention import kappa as _kappa
+from ..experiments import simulate
+from ..model import prefix_correlation
+from ..spectrum import bulk_atom, bulk_density, bulk_edges
+from ..spikes import (critical_beta, population_threshold, predict, sample_threshold,
+                      spike_curve)
+from ._style import (IDEAL_COLOR, MEAN_SPIKE_COLOR, SIM_COLOR, THEORY_COLOR, figure,
+                     finish)
+
+__all__ = ["spikes_weights", "spikes_spectrum", "spikes_centering", "spikes_vs_beta",
+           "spikes_phase_diagram"]
+
+_WEIGHT_NAMES = ("mean", "causal", "optimal")
+_EDGE_COLOR = "#777777"
+
+
+def spikes_weights(name: str, R) -> np.ndarray:
+    """The pooling weights called ``name`` for the correlation ``R``.
+
+    ``"mean"`` (:func:`seqrmt.mean_weights`), ``"causal"`` (:func:`seqrmt.causal_weights`
+    at ``tau = 0``) or ``"optimal"`` (:func:`seqrmt.optimal_weights`, top eigenvector of R).
+    """
+    R = _checks.correlation(R)
+    T = R.shape[0]
+    if name == "mean":
+        return mean_weights(T)
+    if name == "causal":
+        return causal_weights(T)
+    if name == "optimal":
+        return optimal_weights(R)
+    raise ValueError(f"weights must be one of {_WEIGHT_NAMES}, got {name!r}")
+
+
+def _theory(theory: str) -> tuple[bool, bool]:
+    if theory not in ("exact", "ideal", "both"):
+        raise ValueError(f"theory must be 'exact', 'ideal' or 'both', got {theory!r}")
+    return theory in ("exact", "both"), theory in ("ideal", "both")
+
+
+def _sizes(d, delta, gamma):
+    d = _checks.integer("d", d, minimum=2)
+    delta = _checks.positive("delta", delta)
+    gamma = _checks.positive("gamma", gamma)
+    V = max(2, 2 * int(round(d / delta / 2)))
+    N = max(2, int(round(d / gamma)))
+    return d, V, N
+
+
+def _draw_spectrum(ax, sim, exact, ideal, *, bins, show_legend=True):
+    """Histogram of the simulated spectrum with the bulk law, its edge and the predicted outliers."""
+    p = exact if exact is not None else ideal
+    lam = sim.eigenvalues
+    d = lam.size
+    left, right = bulk_edges(p.delta, p.gamma, p.kappa)
+    candidates = [right, lam[0]] + [q for pr in (exact, ideal) if pr is not None for q in pr.outliers]
+    xmax = 1.12 * max(candidates)
+    # continuous part only (eigenvalues at zero form the atom bulk_atom(delta, gamma))
+    atom = bulk_atom(p.delta, p.gamma)
+    keep = lam > 1e-9 * max(right, 1e-300) if atom > 0 else np.ones(d, bool)
+    edges_h = np.linspace(0.0, xmax, bins + 1)
+    ax.hist(lam[keep], bins=edges_h, weights=np.full(keep.sum(), 1.0 / d / (edges_h[1] - edges_h[0])),
+            color=SIM_COLOR, alpha=0.55, label=f"simulated spectrum ($d={d}$)")
+    x = np.linspace(0.0, xmax, 600)
+    dens = bulk_density(x, p.delta, p.gamma, p.kappa)
+    ax.plot(x, dens, color=THEORY_COLOR, lw=1.3, label=r"bulk $\kappa(\mathrm{MP}_\delta\boxtimes\mathrm{MP}_\gamma)$")
+    ymax = 1.15 * max(np.max(dens[np.isfinite(dens)]) if np.any(np.isfinite(dens)) else 1.0, 1e-12)
+    top = lam[: min(3, d)]
+    ax.plot(top, np.full(top.size, 0.04 * ymax), "v", color=SIM_COLOR, mec="k", mew=0.5, ms=7,
+            label="simulated top eigenvalues", zorder=5)
+    ax.axvline(right, color=_EDGE_COLOR, ls="-.", lw=1, label="bulk edge")
+    if exact is not None:
+        if exact.sample_outlier is not None:
+            ax.axvline(exact.sample_outlier, color=THEORY_COLOR, lw=1.6,
+                       label=rf"signal outlier, exact $\theta=\alpha(\beta+\delta)$")
+        if exact.mean_outlier is not None:
+            ax.axvline(exact.mean_outlier, color=MEAN_SPIKE_COLOR, lw=1.6, ls=":",
+                       label=r"vocabulary-mean outlier $\sigma_w^2\delta$")
+    if ideal is not None and ideal.sample_outlier is not None:
+        ax.axvline(ideal.sample_outlier, color=IDEAL_COLOR, lw=1.6, ls="--",
+                   label=r"signal outlier, idealized $\theta=\alpha\beta$")
+    ax.set_xlim(0.0, xmax)
+    ax.set_ylim(0.0, ymax)
+    finish(ax, xlabel=r"eigenvalue $\lambda$", ylabel="density", legend=False)
+    if show_legend:
+        ax.legend(fontsize="x-small", frameon=False, loc="upper right")
+
+
+def _overlap_text(sim, exact, ideal, centered):
+    parts = [rf"top eigvec: $|\hat u^\top u|^2$ sim {sim.overlaps[0]:.2f}"]
+    if exact is not None:
+        parts.append(f"exact {exact.overlap:.2f}" if exact.outliers and
+                     exact.sample_outlier == exact.outliers[0] else "exact 0 (not the signal)")
+    if ideal is not None:
+        parts.append(f"ideal {ideal.overlap:.2f}")
+    txt = ", ".join(parts)
+    if not centered:
+        txt += rf"; with $\bar z$: {sim.mean_overlaps[0]:.2f}"
+    return txt
+
+
+def spikes_spectrum(*, beta: float = 1.0, delta: float = 0.5, gamma: float = 0.25, T: int = 16,
+                    L: int = 4, weights: str = "optimal", d: int = 400, centered: bool = True,
+                    theory: str = "both", seed: int = 0, bins: int = 60, realized: bool = False):
+    """Simulated spectrum of ``S`` for the prefix model with the predicted outliers.
+
+    Draws the histogram of the eigenvalues of one simulated ``S`` (``d`` given,
+    ``V = d/delta``, ``N = d/gamma``), the bulk density ``kappa (MP_delta boxtimes MP_gamma)``
+    of Theorem 1 and its right edge, the simulated top eigenvalues (triangles) and the
+    predicted outliers (Theorems 2-4): the exact finite-table one (spike
+    ``theta = alpha (beta + delta)``), the idealized one (``theta = alpha beta``) and, for the
+    uncentered ``S``, the vocabulary-mean outlier (spike ``sigma_w^2 delta``).
+
+    Parameters
+    ----------
+    beta, delta, gamma : float
+        ``||mu||^2``, ``d/V`` and ``d/N``.
+    T, L : int
+        Prefix model: the first ``L`` of ``T`` positions share one sign.
+    weights : {"mean", "causal", "optimal"}
+        Pooling weights (see :func:`spikes_weights`).
+    d : int
+        Dimension of the simulation (``d = 400`` takes well under a second).
+    centered : bool
+        Centered sample covariance, or the paper's uncentered ``S``.
+    theory : {"exact", "ideal", "both"}
+        Which prediction of the signal outlier to draw.
+    seed : int
+        Seed of the table and of the sequences.
+    bins : int
+        Number of histogram bins.
+    realized : bool
+        Use the table's realized ``||Delta||^2`` and ``||zbar||^2`` instead of their
+        limit ``delta`` in the exact prediction (removes the order ``d^{-1/2}``
+        table-to-table fluctuation).
+    """
+    show_exact, show_ideal = _theory(theory)
+    beta = _checks.nonnegative("beta", beta)
+    bins = _checks.integer("bins", bins, minimum=2)
+    d, V, N = _sizes(d, delta, gamma)
+    R = prefix_correlation(T, L)
+    w = spikes_weights(weights, R)
+    sim = simulate(d, V, N, w, R, beta, centered=centered, seed=seed, n_vectors=3)
+    kw = dict(delta_norm2=sim.delta_norm2, zbar_norm2=sim.zbar_norm2) if realized else {}
+    exact = predict(delta, gamma, w, R, beta, centered=centered, **kw) if show_exact else None
+    ideal = predict(delta, gamma, w, R, beta, centered=centered, finite_table=False) if show_ideal else None
+    fig, ax = figure(width=6.8, height=3.8)
+    _draw_spectrum(ax, sim, exact, ideal, bins=bins)
+    ax.set_title(rf"{weights} weights, $\beta={beta:g}$, $\delta={delta:g}$, $\gamma={gamma:g}$, "
+                 f"{'centered' if centered else 'uncentered'}\n" + _overlap_text(sim, exact, ideal, centered),
+                 fontsize="small")
+    return fig
+
+
+def spikes_centering(*, beta: float = 1.0, delta: float = 0.5, gamma: float = 0.5, T: int = 16,
+                     L: int = 4, weights: str = "mean", d: int = 400, seed: int = 0,
+                     bins: int = 50, realized: bool = True):
+    """Uncentered versus centered ``S`` on the same data: the vocabulary-mean outlier.
+
+    The pooled vectors carry the vocabulary-mean noise ``sigma_w zbar``; in the
+    uncentered ``S`` it is a spike of strength ``sigma_w^2 ||zbar||^2 ~ sigma_w^2 delta``
+    that obeys the same two-stage BBP formulas as the signal. Centering removes it.
+    Left: uncentered, right: centered (same table and sequences). The exact predictions
+    use the realized ``||Delta||^2`` and ``||zbar||^2`` when ``realized`` is true.
+    """
+    beta = _checks.nonnegative("beta", beta)
+    d, V, N = _sizes(d, delta, gamma)
+    R = prefix_correlation(T, L)
+    w = spikes_weights(weights, R)
+    fig, axes = figure(2, 1, width=9.5, height=3.7, sharey=False)
+    for ax, centered in zip(axes, (False, True)):
+        sim = simulate(d, V, N, w, R, beta, centered=centered, seed=seed, n_vectors=3)
+        kw = dict(delta_norm2=sim.delta_norm2, zbar_norm2=sim.zbar_norm2) if realized else {}
+        exact = predict(delta, gamma, w, R, beta, centered=centered, **kw)
+        _draw_spectrum(ax, sim, exact, None, bins=bins, show_legend=not centered)
+        ax.set_title(("uncentered $S$" if not centered else "centered $S_c$") + "\n"
+                     + rf"top eigvec: $|\hat u^\top u|^2$={sim.overlaps[0]:.2f}, "
+                     + rf"$|\hat u^\top \bar z|^2/\|\bar z\|^2$={sim.mean_overlaps[0]:.2f}",
+                     fontsize="small")
+    return fig
+
+
+def _curve(theta, beta, delta, gamma, kappa, finite_table):
+    c = spike_curve(theta, delta, gamma, kappa)
+    shrink = beta / (beta + delta) if finite_table else np.ones_like(beta)
+    return c.sample_location, c.overlap * shrink
+
+
+def spikes_vs_beta(*, delta: float = 0.5, gamma: float = 0.25, T: int = 16, L: int = 4,
+                   weights: str = "optimal", beta_max: float = 3.0,
+                   sim_betas=(0.0, 0.5, 1.0, 1.5, 2.0, 3.0), seeds=(0, 1, 2), d: int = 400):
+    """Top eigenvalue and top-eigenvector alignment of the centered ``S`` against ``beta``.
+
+    Theory curves (vectorized :func:`seqrmt.spike_curve`): exact finite-table
+    (``theta = alpha (beta + delta)``, alignment ``eta_pop eta_s beta/(beta+delta)``) and
+    idealized (``theta = alpha beta``, alignment ``eta_pop eta_s``); below the sample
+    threshold the top eigenvalue sits at the bulk edge and the alignment is 0.
+    Simulation: mean and standard deviation over ``seeds`` at each of ``sim_betas``
+    (``seeds=()`` draws theory only). Dotted verticals: critical ``beta`` of both theories.
+    """
+    beta_max = _checks.positive("beta_max", beta_max)
+    d, V, N = _sizes(d, delta, gamma)
+    R = prefix_correlation(T, L)
+    w = spikes_weights(weights, R)
+    k, a = _kappa(w), _alpha(w, R)
+    b = np.linspace(0.0, beta_max, 301)
+    loc_e, ov_e = _curve(a * (b + delta), b, delta, gamma, k, True)
+    loc_i, ov_i = _curve(a * b, b, delta, gamma, k, False)
+    edge = bulk_edges(delta, gamma, k)[1]
+    fig, (ax1, ax2) = figure(2, 1, width=9.5, height=3.6)
+    ax1.plot(b, loc_e, color=THEORY_COLOR, lw=1.8, label=r"exact, $\theta=\alpha(\beta+\delta)$")
+    ax1.plot(b, loc_i, color=IDEAL_COLOR, lw=1.8, ls="--", label=r"idealized, $\theta=\alpha\beta$")
+    ax1.axhline(edge, color=_EDGE_COLOR, ls="-.", lw=1, label="bulk edge")
+    ax2.plot(b, ov_e, color=THEORY_COLOR, lw=1.8, label="exact")
+    ax2.plot(b, ov_i, color=IDEAL_COLOR, lw=1.8, ls="--", label="idealized")
+    for ft, col in ((True, THEORY_COLOR), (False, IDEAL_COLOR)):
+        bc = critical_beta(delta, gamma, w, R, finite_table=ft)
+        if 0 < bc < beta_max:
+            for ax in (ax1, ax2):
+                ax.axvline(bc, color=col, ls=":", lw=1)
+    sim_betas = [float(x) for x in sim_betas]
+    seeds = list(seeds)
+    if seeds and sim_betas:
+        top = np.empty((len(sim_betas), len(seeds)))
+        ov = np.empty_like(top)
+        for i, bb in enumerate(sim_betas):
+            for j, s in enumerate(seeds):
+                sim = simulate(d, V, N, w, R, _checks.nonnegative("sim_betas", bb), seed=s, n_vectors=1)
+                top[i, j], ov[i, j] = sim.eigenvalues[0], sim.overlaps[0]
+        sd = (lambda x: x.std(axis=1, ddof=1)) if len(seeds) > 1 else (lambda x: np.zeros(len(x)))
+        lab = f"simulation ($d={d}$, {len(seeds)} seeds)"
+        ax1.errorbar(sim_betas, top.mean(1), sd(top), fmt="o", color=SIM_COLOR, mec="k", mew=0.5,
+                     capsize=3, label=lab, zorder=5)
+        ax2.errorbar(sim_betas, ov.mean(1), sd(ov), fmt="o", color=SIM_COLOR, mec="k", mew=0.5,
+                     capsize=3, label=lab, zorder=5)
+    ax1.set_xlim(0, beta_max)
+    ax2.set_xlim(0, beta_max)
+    ax2.set_ylim(-0.02, 1.02)
+    finish(ax1, xlabel=r"signal strength $\beta=\|\mu\|^2$", ylabel=r"top eigenvalue $\lambda_1(S_c)$",
+           title=f"{weights} weights, prefix $T={T}, L={L}$, $\\delta={delta:g}$, $\\gamma={gamma:g}$")
+    finish(ax2, xlabel=r"signal strength $\beta=\|\mu\|^2$", ylabel=r"$|\hat u_1^\top u|^2$",
+           title="alignment of the top eigenvector with $u=\\mu/\\|\\mu\\|$")
+    return fig
+
+
+_PHASE_COLORS = ("#eeeeee", "#f6d7b0", "#c7e6c1")
+_PHASE_LABELS = ("no outlier", "population outlier only", "sample outlier")
+
+
+def spikes_phase_diagram(*, plane: str = "gamma", delta: float = 0.5, gamma: float = 0.5,
+                         T: int = 16, L: int = 4, weights: str = "mean", beta_max: float = 2.0,
+                         y_max: float | None = None, n: int = 200, ideal: bool = True,
+                         point: tuple[float, float] | None = None):
+    """Phase diagram of the two BBP transitions (Theorems 2-3) for the finite table.
+
+    Colors the ``(beta, gamma)`` plane (``plane="gamma"``, ``delta`` fixed) or the
+    ``(beta, delta)`` plane (``plane="delta"``, ``gamma`` fixed) by the exact
+    finite-table regime of the signal spike ``theta = alpha (beta + delta)``: no outlier,
+    population outlier only (``theta/kappa > delta + sqrt(delta)`` but ``phi' <= 0``:
+    too few samples), or sample outlier. Solid black: the exact thresholds; dashed
+    violet: the idealized ones (``theta = alpha beta``) when ``ideal``. Computed on an
+    ``n x n`` grid by one vectorized :func:`seqrmt.spike_curve` call.
+
+    Parameters
+    ----------
+    point : (beta, y), optional
+        A parameter point to mark with a star.
+    """
+    if plane not in ("gamma", "delta"):
+        raise ValueError(f"plane must be 'gamma' or 'delta', got {plane!r}")
+    beta_max = _checks.positive("beta_max", beta_max)
+    delta = _checks.positive("delta", delta)
+    gamma = _checks.positive("gamma", gamma)
+    n = _checks.integer("n", n, minimum=10)
+    if y_max is None:
+        y_max = 2.0 if plane == "gamma" else 3.0
+    y_max = _checks.positive("y_max", y_max)
+    R = prefix_correlation(T, L)
+    w = spikes_weights(weights, R)
+    k, a = _kappa(w), _alpha(w, R)
+    b = np.linspace(0.0, beta_max, n)
+    y = np.linspace(y_max / n, y_max, n)
+    B, Y = np.meshgrid(b, y)
+    dl, gm = (np.full_like(Y, delta), Y) if plane == "gamma" else (Y, np.full_like(Y, gamma))
+    c = spike_curve(a * (B + dl), dl, gm, k)
+    region = c.population_exists.astype(int) + c.sample_exists.astype(int)
+    fig, ax = figure(width=8.0, height=4.0)
+    ax.pcolormesh(B, Y, region, cmap=ListedColormap(_PHASE_COLORS), vmin=-0.5, vmax=2.5,
+                  shading="auto", rasterized=True)
+    # threshold lines from the smooth margins theta - theta_c (one root solve per row)
+    dls = np.full(n, delta) if plane == "gamma" else y
+    gms = y if plane == "gamma" else np.full(n, gamma)
+    t_pop = np.array([population_threshold(x, k) for x in dls])[:, None]
+    t_smp = np.array([sample_threshold(x, g, k) for x, g in zip(dls, gms)])[:, None]
+    from matplotlib.lines import Line2D
+    handles = [Patch(color=col, label=lab) for col, lab in zip(_PHASE_COLORS, _PHASE_LABELS)]
+    styles = [(a * (B + dl), THEORY_COLOR, "-", r"exact thresholds, $\theta=\alpha(\beta+\delta)$")]
+    if ideal:
+        styles.append((a * B, IDEAL_COLOR, "--", r"idealized thresholds, $\theta=\alpha\beta$"))
+    for theta, col, ls, lab in styles:
+        for thr in (t_pop, t_smp):
+            m = theta - thr
+            if m.min() < 0 < m.max():
+                ax.contour(B, Y, m, levels=[0.0], colors=col, linewidths=1.6, linestyles=ls)
+        handles.append(Line2D([], [], color=col, lw=1.6, ls=ls, label=lab))
+    if point is not None:
+        ax.plot(*point, "*", color="k", ms=12, zorder=5)
+    ax.set_xlim(0, beta_max)
+    ax.set_ylim(0, y_max)
+    ylab = r"$\gamma = d/N$" if plane == "gamma" else r"$\delta = d/V$"
+    fixed = rf"$\delta={delta:g}$" if plane == "gamma" else rf"$\gamma={gamma:g}$"
+    finish(ax, xlabel=r"signal strength $\beta=\|\mu\|^2$", ylabel=ylab, legend=False,
+           title=f"{weights} weights, prefix $T={T}, L={L}$, {fixed}, "
+                 rf"$\alpha/\kappa={a / k:.2f}$")
+    ax.legend(handles=handles, fontsize="x-small", loc="center left", bbox_to_anchor=(1.01, 0.5),
+              frameon=False)
+    return fig

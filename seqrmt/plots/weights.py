@@ -1,2 +1,216 @@
-"""Figures for the weights chapter."""
-__all__: list[str] = []
+"""Figures for the optimal-weights chapter (Theorem 5).
+
+``theta / kappa = (beta + delta) w^T R w / w^T w``: the pooling weights enter the
+spike only through the Rayleigh quotient ``alpha / kappa`` of the positional
+correlation ``R``, maximal at the top eigenvector of ``R``
+(:func:`seqrmt.optimal_weights`). The figures compare mean, causal
+(:func:`seqrmt.causal_weights`) and optimal weights on three families of ``R``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _checks
+from ..attention import alpha as _alpha
+from ..attention import causal_weights, mean_weights, optimal_weights
+from ..attention import kappa as _kappa
+from ..experiments import simulate
+from ..model import copula_correlation, markov_correlation, prefix_correlation
+from ..spikes import critical_beta, spike_curve
+from ._style import SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, finish
+
+__all__ = ["weights_correlation", "weights_family", "weights_profiles", "weights_markov_profile",
+           "weights_rayleigh", "weights_alignment"]
+
+_NAMES = ("mean", "causal", "optimal")
+
+
+def weights_correlation(family: str = "prefix", *, T: int = 16, L: int = 4, rho: float = 0.8,
+                        decay: float = 4.0, loading: float = 0.9) -> np.ndarray:
+    """The positional correlation ``R`` of one of the book's three families.
+
+    * ``"prefix"``: the first ``L`` positions share one sign (:func:`seqrmt.prefix_correlation`);
+    * ``"markov"``: stationary Markov chain, ``R_ts = rho^|t-s|`` (Kac-Murdock-Szego matrix);
+    * ``"factor"``: one-factor Gaussian copula, ``g_t = a_t z + sqrt(1 - a_t^2) e_t`` with
+      loadings ``a_t = loading * exp(-(t-1)/decay)`` and ``xi_t = sign(g_t)``, so that
+      ``R = (2/pi) arcsin(Sigma)`` with ``Sigma = a a^T + diag(1 - a^2)`` (Sheppard's formula,
+      :func:`seqrmt.copula_correlation`). Early positions share the common factor most.
+    """
+    if family == "prefix":
+        return prefix_correlation(T, L)
+    if family == "markov":
+        return markov_correlation(T, rho)
+    if family == "factor":
+        T = _checks.integer("T", T)
+        decay = _checks.positive("decay", decay)
+        loading = _checks.real("loading", loading)
+        if not 0.0 <= loading < 1.0:
+            raise ValueError(f"loading must lie in [0, 1), got {loading}")
+        a = loading * np.exp(-np.arange(T) / decay)
+        Sigma = np.outer(a, a)
+        np.fill_diagonal(Sigma, 1.0)
+        return copula_correlation(Sigma)
+    raise ValueError(f"family must be 'prefix', 'markov' or 'factor', got {family!r}")
+
+
+def weights_family(R, tau: float = 0.0) -> dict:
+    """``{"mean": ..., "causal": ..., "optimal": ...}`` weight vectors for ``R``."""
+    R = _checks.correlation(R)
+    T = R.shape[0]
+    return {"mean": mean_weights(T), "causal": causal_weights(T, tau), "optimal": optimal_weights(R)}
+
+
+def _family_label(family, T, L, rho, decay):
+    if family == "prefix":
+        return f"prefix, $T={T}$, $L={L}$"
+    if family == "markov":
+        return rf"Markov, $T={T}$, $\rho={rho:g}$"
+    return rf"factor copula, $T={T}$, decay ${decay:g}$"
+
+
+def weights_profiles(*, family: str = "prefix", T: int = 16, L: int = 4, rho: float = 0.8,
+                     decay: float = 4.0, tau: float = 0.0):
+    """Weight profiles of mean, causal and optimal pooling and their ``alpha / kappa``.
+
+    Left: ``w_t`` against the position ``t`` (each vector scaled to sum to one, as
+    attention weights). Right: the Rayleigh quotient ``alpha/kappa = w^T R w / w^T w``
+    of each, which multiplies ``beta + delta`` in the spike strength ``theta / kappa``;
+    the dashed line is its maximum ``lambda_max(R)`` (Theorem 5), reached by the optimal
+    weights.
+    """
+    R = weights_correlation(family, T=T, L=L, rho=rho, decay=decay)
+    ws = weights_family(R, tau)
+    T = R.shape[0]
+    t = np.arange(1, T + 1)
+    fig, (ax1, ax2) = figure(2, 1, width=9.5, height=3.5, gridspec_kw={"width_ratios": [1.6, 1]})
+    ratios = []
+    for name in _NAMES:
+        w = ws[name]
+        s = w.sum()
+        wp = w / s if abs(s) > 1e-12 else w
+        ax1.plot(t, wp, "o-", color=WEIGHT_COLORS[name], ms=4, lw=1.5, label=name)
+        ratios.append(_alpha(w, R) / _kappa(w))
+    top = float(np.linalg.eigvalsh(R)[-1])
+    bars = ax2.bar(_NAMES, ratios, color=[WEIGHT_COLORS[n] for n in _NAMES])
+    for bar, r in zip(bars, ratios):
+        ax2.text(bar.get_x() + bar.get_width() / 2, r, f"{r:.2f}", ha="center", va="bottom",
+                 fontsize="small")
+    ax2.axhline(top, color=THEORY_COLOR, ls="--", lw=1, label=r"$\lambda_{\max}(R)$")
+    ax2.set_ylim(0, 1.3 * top)
+    ax1.set_ylim(bottom=min(0.0, ax1.get_ylim()[0]))
+    finish(ax1, xlabel="position $t$", ylabel=r"weight $w_t$ (sum 1)",
+           title=_family_label(family, T, L, rho, decay))
+    finish(ax2, ylabel=r"$\alpha/\kappa = w^\top R w / w^\top w$", title="Rayleigh quotient")
+    ax2.legend(fontsize="small", frameon=False, loc="upper left")
+    return fig
+
+
+def weights_markov_profile(*, T: int = 16, rhos=(0.3, 0.6, 0.9, 0.99)):
+    """Optimal weights of the Markov model: the top eigenvector of ``R_ts = rho^|t-s|``.
+
+    ``R^{-1}`` is tridiagonal with constant interior rows, so the eigenvector obeys a
+    constant-coefficient three-term recurrence and is exactly a sampled cosine arch
+    ``cos(omega (t - (T+1)/2))``. Points: eigenvector (scaled to maximum one); lines:
+    that cosine, with ``omega`` read off the recurrence ``u_{t-1} + u_{t+1} = 2 cos(omega) u_t``.
+    """
+    T = _checks.integer("T", T, minimum=3)
+    rhos = [float(r) for r in rhos]
+    if not rhos:
+        raise ValueError("rhos must contain at least one correlation")
+    fig, ax = figure(width=6.4, height=3.6)
+    t = np.arange(1, T + 1)
+    tt = np.linspace(1, T, 300)
+    cmap = __import__("matplotlib").colormaps["viridis"]
+    for i, r in enumerate(rhos):
+        if not 0.0 < r < 1.0:
+            raise ValueError(f"rhos must lie in (0, 1), got {r}")
+        u = optimal_weights(markov_correlation(T, r))
+        u = u / u.max()
+        omega = np.arccos(np.clip((u[0] + u[2]) / (2 * u[1]), -1, 1))
+        col = cmap(i / max(1, len(rhos) - 1) * 0.85)
+        amp = u[T // 2] / np.cos(omega * (T // 2 + 1 - (T + 1) / 2))
+        ax.plot(tt, amp * np.cos(omega * (tt - (T + 1) / 2)), color=col, lw=1)
+        ax.plot(t, u, "o", color=col, ms=4, label=rf"$\rho={r:g}$, $\omega={omega:.3f}$")
+    ax.set_ylim(0, 1.08)
+    finish(ax, xlabel="position $t$", ylabel=r"optimal $w_t$ / max",
+           title=r"Markov model: top eigenvector of $\rho^{|t-s|}$ (points) and cosine arch (lines)")
+    return fig
+
+
+def weights_rayleigh(*, family: str = "prefix", T: int = 16, L: int = 4, rho: float = 0.8,
+                     decay: float = 4.0, n_random: int = 3000, seed: int = 0):
+    """The Rayleigh quotient ``alpha/kappa`` of random weights never exceeds ``lambda_max(R)``.
+
+    Histogram of ``w^T R w / w^T w`` for ``n_random`` random attention weights
+    (uniform on the simplex, i.e. Dirichlet(1, ..., 1)), with the values of mean,
+    causal and optimal weights and the eigenvalue range ``[lambda_min(R), lambda_max(R)]``.
+    """
+    n_random = _checks.integer("n_random", n_random, minimum=10)
+    R = weights_correlation(family, T=T, L=L, rho=rho, decay=decay)
+    rng = _checks.seed(seed)
+    W = rng.dirichlet(np.ones(R.shape[0]), size=n_random)
+    q = np.einsum("nt,ts,ns->n", W, R, W) / np.einsum("nt,nt->n", W, W)
+    lam = np.linalg.eigvalsh(R)
+    fig, ax = figure(width=6.4, height=3.4)
+    ax.hist(q, bins=50, color="#bbbbbb", density=True, label="random attention weights")
+    for name, w in weights_family(R).items():
+        ax.axvline(_alpha(w, R) / _kappa(w), color=WEIGHT_COLORS[name], lw=2, label=name)
+    ax.axvspan(lam[0], lam[-1], color=THEORY_COLOR, alpha=0.06,
+               label=r"$[\lambda_{\min}(R), \lambda_{\max}(R)]$")
+    pad = 0.06 * max(lam[-1] - lam[0], 1e-3)
+    ax.set_xlim(lam[0] - pad, lam[-1] + pad)
+    finish(ax, xlabel=r"$\alpha/\kappa = w^\top R w / w^\top w$", ylabel="density",
+           title=_family_label(family, R.shape[0], L, rho, decay))
+    return fig
+
+
+def weights_alignment(*, family: str = "prefix", T: int = 16, L: int = 4, rho: float = 0.8,
+                      decay: float = 4.0, delta: float = 0.5, gamma: float = 0.5,
+                      beta_max: float = 2.0, sim_betas=(0.25, 0.5, 1.0, 2.0), seeds=(0, 1, 2),
+                      d: int = 300):
+    """Alignment ``|u_S^T u|^2`` of the top eigenvector of the centered ``S`` for mean,
+    causal and optimal weights, as ``beta`` varies (Theorems 2-5).
+
+    Lines: exact finite-table theory ``eta_pop eta_s beta / (beta + delta)`` with
+    ``theta = alpha (beta + delta)`` (vectorized :func:`seqrmt.spike_curve`). Triangles on
+    the axis: each weighting's critical ``beta`` (sample transition). Points: simulations
+    (mean and standard deviation over ``seeds``, the same tables for all weightings);
+    ``seeds=()`` draws theory only.
+    """
+    delta = _checks.positive("delta", delta)
+    gamma = _checks.positive("gamma", gamma)
+    beta_max = _checks.positive("beta_max", beta_max)
+    d = _checks.integer("d", d, minimum=2)
+    R = weights_correlation(family, T=T, L=L, rho=rho, decay=decay)
+    ws = weights_family(R)
+    V = max(2, 2 * int(round(d / delta / 2)))
+    N = max(2, int(round(d / gamma)))
+    b = np.linspace(0.0, beta_max, 301)
+    seeds = list(seeds)
+    sim_betas = [_checks.nonnegative("sim_betas", x) for x in sim_betas]
+    fig, ax = figure(width=6.6, height=3.8)
+    for name in _NAMES:
+        w = ws[name]
+        k, a = _kappa(w), _alpha(w, R)
+        c = spike_curve(a * (b + delta), delta, gamma, k)
+        col = WEIGHT_COLORS[name]
+        ax.plot(b, c.overlap * b / (b + delta), color=col, lw=1.8,
+                label=rf"{name} ($\alpha/\kappa={a / k:.2f}$)")
+        bc = critical_beta(delta, gamma, w, R)
+        if bc < beta_max:
+            ax.plot([bc], [-0.015], "^", color=col, ms=8, clip_on=False)
+        if seeds and sim_betas:
+            ov = np.array([[simulate(d, V, N, w, R, bb, seed=s, n_vectors=1).overlaps[0]
+                            for s in seeds] for bb in sim_betas])
+            sd = ov.std(axis=1, ddof=1) if len(seeds) > 1 else np.zeros(len(sim_betas))
+            ax.errorbar(sim_betas, ov.mean(1), sd, fmt="o", color=col, mec="k", mew=0.5,
+                        capsize=3, zorder=5)
+    if seeds and sim_betas:
+        ax.plot([], [], "o", color=SIM_COLOR, mec="k", mew=0.5,
+                label=f"simulation ($d={d}$, {len(seeds)} seeds)")
+    ax.set_xlim(0, beta_max)
+    ax.set_ylim(-0.03, 1.0)
+    finish(ax, xlabel=r"signal strength $\beta=\|\mu\|^2$", ylabel=r"$|\hat u_1^\top u|^2$",
+           title=_family_label(family, R.shape[0], L, rho, decay)
+           + rf", $\delta={delta:g}$, $\gamma={gamma:g}$")
+    return fig

@@ -1,0 +1,63 @@
+"""Tests of the optimal-weights figures (Theorem 5)."""
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+
+import seqrmt as sr
+import seqrmt.plots as srp
+
+
+@pytest.mark.parametrize("family", ["prefix", "markov", "factor"])
+def test_weights_correlation_and_family(family):
+    R = srp.weights_correlation(family, T=10, L=3, rho=0.7, decay=3.0)
+    assert R.shape == (10, 10) and np.allclose(np.diag(R), 1)
+    ws = srp.weights_family(R)
+    ratios = {k: sr.alpha(w, R) / sr.kappa(w) for k, w in ws.items()}
+    assert ratios["optimal"] == pytest.approx(np.linalg.eigvalsh(R)[-1])
+    assert ratios["optimal"] >= max(ratios.values()) - 1e-12
+
+
+def test_weights_correlation_bad_input():
+    with pytest.raises(ValueError, match="family"):
+        srp.weights_correlation("gauss")
+    with pytest.raises(ValueError, match="loading"):
+        srp.weights_correlation("factor", loading=1.5)
+
+
+@pytest.mark.parametrize("kw", [{}, dict(family="markov", rho=0.5), dict(family="factor", T=12)])
+def test_weights_profiles(kw):
+    fig = srp.weights_profiles(**kw)
+    assert isinstance(fig, Figure)
+    ax1, ax2 = fig.axes
+    assert ax1.get_xlabel() and ax1.get_ylabel() and ax2.get_ylabel()
+    assert len(ax1.lines) == 3 and len(ax2.patches) == 3
+    heights = [p.get_height() for p in ax2.patches]
+    assert heights[2] == pytest.approx(max(heights))
+
+
+def test_weights_markov_profile():
+    fig = srp.weights_markov_profile(rhos=(0.5, 0.9))
+    ax = fig.axes[0]
+    assert ax.get_xlabel() and ax.get_ylabel() and len(ax.lines) == 4
+    with pytest.raises(ValueError, match="rhos"):
+        srp.weights_markov_profile(rhos=(1.5,))
+
+
+def test_weights_rayleigh():
+    fig = srp.weights_rayleigh(n_random=200)
+    ax = fig.axes[0]
+    assert ax.get_xlabel() and ax.get_ylabel() and len(ax.patches) >= 50
+    with pytest.raises(ValueError, match="n_random"):
+        srp.weights_rayleigh(n_random=1)
+
+
+def test_weights_alignment():
+    fig = srp.weights_alignment(seeds=())
+    ax = fig.axes[0]
+    assert ax.get_xlabel() and ax.get_ylabel()
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert [t.split()[0] for t in texts] == ["mean", "causal", "optimal"]
+    fig = srp.weights_alignment(sim_betas=(1.0,), seeds=(0, 1), d=80, family="markov")
+    assert any("simulation" in t.get_text() for t in fig.axes[0].get_legend().get_texts())
+    with pytest.raises(ValueError, match="delta"):
+        srp.weights_alignment(delta=0.0, seeds=())
