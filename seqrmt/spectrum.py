@@ -82,7 +82,8 @@ def mp_density(x: ArrayLike, ratio: float, scale: float = 1.0) -> np.ndarray:
 # depressed cubic u^3 - b u - 2 delta gamma = 0 (b = delta + gamma + delta gamma), which has
 # three real roots (b^3 >= 27 (delta gamma)^2 by AM-GM) given by the trigonometric formula.
 
-__all__ += ["bulk_density", "bulk_edges", "bulk_atom", "bulk_stieltjes", "bulk_moment", "BulkLaw"]
+__all__ += ["bulk_density", "bulk_edges", "bulk_atom", "bulk_stieltjes", "bulk_moment", "BulkLaw",
+            "bulk_inverse_map", "bulk_critical_points"]
 
 
 def _bulk_params(delta: float, gamma: float, kappa: float = 1.0) -> tuple[float, float, float]:
@@ -136,6 +137,33 @@ def _critical_u(delta: float, gamma: float) -> tuple[float, float]:
 def _f_of_u(u: float, delta: float, gamma: float) -> float:
     """Inverse map in the variable ``u = 1/psi``: ``(u + 1)(u + delta)(u + gamma) / u^2``."""
     return (u + 1.0) * (u + delta) * (u + gamma) / u**2
+
+
+def bulk_inverse_map(psi: ArrayLike, delta: float, gamma: float, kappa: float = 1.0) -> np.ndarray:
+    """Inverse map of Theorem 1: ``x(psi) = kappa (1 + psi)(1 + delta psi)(1 + gamma psi) / psi``.
+
+    ``psi = x G(x) - 1`` with ``G`` the Stieltjes transform of ``kappa (MP_delta boxtimes
+    MP_gamma)``; for real ``x`` outside the support, ``psi`` is the real branch of the
+    inverse of this map. ``psi`` must be non-zero.
+    """
+    delta, gamma, kappa = _bulk_params(delta, gamma, kappa)
+    p = np.asarray(psi, dtype=float)
+    if np.any(~np.isfinite(p)) or np.any(p == 0):
+        raise ValueError("psi must be finite and non-zero")
+    return kappa * _f_of_u(1.0 / p, delta, gamma)
+
+
+def bulk_critical_points(delta: float, gamma: float) -> tuple[float, float]:
+    """Real critical points ``(psi_right > 0, psi_left < 0)`` of :func:`bulk_inverse_map`.
+
+    They solve ``2 delta gamma psi^3 + (delta + gamma + delta gamma) psi^2 - 1 = 0``; the
+    map's values there are the right edge and (the larger negative root) the left edge of
+    the support (Theorem 1). Requires ``delta, gamma > 0``.
+    """
+    delta = _checks.positive("delta", delta)
+    gamma = _checks.positive("gamma", gamma)
+    u_r, u_l = _critical_u(delta, gamma)
+    return 1.0 / u_r, 1.0 / u_l
 
 
 def _hard_edge_order(delta: float, gamma: float) -> int:

@@ -1,2 +1,253 @@
-"""Figures for the model chapter."""
-__all__: list[str] = []
+"""Figures for the model chapter (Section 2 of the paper).
+
+The vocabulary table ``e_v = s_v mu + z_v``, the sign sequences with positional
+correlation ``R``, and the pooled vectors ``c_n = sum_t w_t e_{v(n,t)}``.  Every figure
+draws REAL samples from :mod:`seqrmt.model`; none re-implements a formula.
+"""
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.ticker import MaxNLocator
+
+from .. import _checks
+from ..attention import alpha as _alpha, kappa as _kappa, mean_weights, optimal_weights, sigma_w as _sigma_w
+from ..model import (copula_correlation, copula_signs, make_table, markov_correlation, pool, prefix_correlation,
+                     sample_signs, sample_tokens)
+from ._style import IDEAL_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, finish
+
+__all__ = ["model_table_figure", "model_signs_figure", "model_sheppard_figure",
+           "model_pooled_figure", "model_decomposition_figure"]
+
+_SIGN_COLORS = {1: "#4C72B0", -1: "#DD8452"}
+
+
+def _sign_cmap():
+    from matplotlib.colors import ListedColormap
+    return ListedColormap([_SIGN_COLORS[-1], _SIGN_COLORS[1]])
+
+
+def _random_direction(d: int, avoid: np.ndarray | None, rng: np.random.Generator) -> np.ndarray:
+    """A random unit vector, orthogonalized against ``avoid`` (if given)."""
+    r = rng.standard_normal(d)
+    if avoid is not None and np.linalg.norm(avoid) > 0:
+        a = avoid / np.linalg.norm(avoid)
+        r -= (r @ a) * a
+    return r / np.linalg.norm(r)
+
+
+def model_table_figure(d: int = 300, V: int = 400, beta: float = 4.0, *, seed=0):
+    """The vocabulary table ``e_v = s_v mu + z_v`` seen along ``u = mu/||mu||``.
+
+    Left: every token ``e_v`` projected on ``u`` and on a random direction orthogonal to
+    ``mu``, colored by its class ``s_v``.  Along ``u`` the two classes sit at
+    ``+-sqrt(beta)`` with unit Gaussian spread; along any other direction they overlap.
+    Right: histogram of ``u^T e_v`` per class with the two means ``+-sqrt(beta)``.
+
+    Parameters
+    ----------
+    d, V : int
+        Embedding dimension and (even) vocabulary size.
+    beta : float
+        Signal strength ``||mu||^2 > 0``.
+    seed : int
+        Seed of the table.
+    """
+    d = _checks.integer("d", d, minimum=2)
+    V = _checks.integer("V", V, minimum=2, even=True)
+    beta = _checks.positive("beta", beta)
+    rng = np.random.default_rng(seed)
+    table = make_table(d, V, beta, seed=rng)
+    u = table.mu / np.linalg.norm(table.mu)
+    r = _random_direction(d, u, rng)
+    pu, pr = u @ table.E, r @ table.E
+    fig, (ax0, ax1) = figure(2, width=8.4, height=3.4)
+    for s, name in ((1, "$s_v=+1$"), (-1, "$s_v=-1$")):
+        m = table.signs == s
+        ax0.scatter(pu[m], pr[m], s=8, alpha=0.6, color=_SIGN_COLORS[s], label=name)
+        ax1.hist(pu[m], bins=30, density=True, alpha=0.55, color=_SIGN_COLORS[s], label=name)
+    for s in (1, -1):
+        ax1.axvline(s * np.sqrt(beta), color=THEORY_COLOR, ls="--", lw=1,
+                    label=r"class means $\pm\sqrt{\beta}$" if s == 1 else None)
+    finish(ax0, xlabel=r"$u^\top e_v$  (signal direction)", ylabel=r"$r^\top e_v$  (random direction)",
+           title=f"vocabulary table, d={d}, V={V}, $\\beta$={beta:g}")
+    finish(ax1, xlabel=r"$u^\top e_v$", ylabel="density", title="projection on $u=\\mu/\\|\\mu\\|$")
+    return fig
+
+
+def _row_panel(ax, xi: np.ndarray, R: np.ndarray, row: int, color: str, label: str):
+    """Empirical ``mean_n xi_{n,row} xi_{n,s}`` with 3-standard-error bars against ``R[row, s]``."""
+    N, T = xi.shape
+    emp = xi[:, row] @ xi / N
+    se = np.sqrt(np.clip(1 - R[row] ** 2, 0, None) / N)
+    s = np.arange(1, T + 1)
+    ax.plot(s, R[row], color=THEORY_COLOR, lw=1.5, label=f"target $R_{{{row + 1},s}}$")
+    ax.errorbar(s, emp, yerr=3 * se, fmt="o", ms=3.5, color=color, ecolor=color, elinewidth=1, capsize=2,
+                label=f"empirical ($\\pm 3$ s.e.), N={N}")
+    ax.set_ylim(-1.08, 1.12)
+    finish(ax, xlabel="position $s$", ylabel=f"corr$(\\xi_{{{row + 1}}}, \\xi_s)$", title=label)
+
+
+def model_signs_figure(L: int = 4, rho: float = 0.8, *, T: int = 24, N: int = 4000, n_show: int = 40,
+                       seed=0):
+    """Sampled sign sequences for the prefix and the stationary Markov correlations.
+
+    Top row, prefix model ``R_ts = 1`` for ``t, s <= L`` (and ``t = s``), ``0`` otherwise:
+    an image of ``n_show`` sampled sequences ``xi_n`` (rows) and the empirical correlation
+    of position 1 with every position ``s`` (``N`` sequences, error bars of 3 standard
+    errors ``3 sqrt((1 - R^2)/N)``) against the target.  Bottom row, the same for the
+    Markov chain ``R_ts = rho^|t-s|``.
+
+    Parameters
+    ----------
+    L : int
+        Prefix length, ``1 <= L <= T``.
+    rho : float
+        Markov correlation in ``[-1, 1]``.
+    T, N, n_show : int
+        Sequence length, number of sequences for the correlation, rows shown.
+    seed : int
+        Seed of the signs.
+    """
+    T = _checks.integer("T", T, minimum=2)
+    N = _checks.integer("N", N, minimum=2)
+    n_show = _checks.integer("n_show", n_show)
+    if n_show > N:
+        raise ValueError(f"n_show must be <= N = {N}, got {n_show}")
+    Rp = prefix_correlation(T, L)
+    Rm = markov_correlation(T, rho)
+    rng = np.random.default_rng(seed)
+    xp = sample_signs(N, Rp, seed=rng)
+    xm = sample_signs(N, Rm, seed=rng)
+    fig, axes = figure(2, 2, width=8.8, height=5.6, gridspec_kw={"width_ratios": [1, 1.25]})
+    cmap = _sign_cmap()
+    for k, (xi, R, name, color) in enumerate(((xp, Rp, f"prefix, L={L}", WEIGHT_COLORS["mean"]),
+                                             (xm, Rm, f"Markov, $\\rho$={rho:g}", WEIGHT_COLORS["causal"]))):
+        ax = axes[k, 0]
+        ax.imshow(xi[:n_show], cmap=cmap, vmin=-1, vmax=1, aspect="auto", interpolation="nearest",
+                  extent=(0.5, T + 0.5, n_show + 0.5, 0.5))
+        ax.set_xlabel("position $t$")
+        ax.set_ylabel("sequence $n$")
+        ax.set_title(f"{name}: sampled signs (blue $+1$, orange $-1$)", fontsize="medium")
+        _row_panel(axes[k, 1], xi, R, 0, color, name)
+    return fig
+
+
+def model_sheppard_figure(*, N: int = 20000, n_points: int = 13, seed=0):
+    """Sheppard's arcsine law: the sign correlation of a Gaussian pair.
+
+    If ``(g_1, g_2)`` is a centered Gaussian pair with unit variances and correlation
+    ``sigma``, then ``corr(sign g_1, sign g_2) = (2/pi) arcsin(sigma)``
+    (:func:`seqrmt.copula_correlation`).  The curve is drawn with the identity
+    ``r = sigma`` for comparison and with simulated sign correlations (``N`` pairs per
+    point, 3-standard-error bars) obtained through :func:`seqrmt.copula_signs`.
+    """
+    N = _checks.integer("N", N, minimum=2)
+    n_points = _checks.integer("n_points", n_points, minimum=2)
+    grid = np.linspace(-1, 1, 201)
+    curve = np.array([copula_correlation([[1, s], [s, 1]])[0, 1] for s in grid])
+    sig = np.linspace(-0.95, 0.95, n_points)
+    rng = np.random.default_rng(seed)
+    emp, target = [], []
+    for s in sig:
+        R = copula_correlation([[1, s], [s, 1]])
+        xi = copula_signs(N, R, seed=rng)
+        emp.append(np.mean(xi[:, 0] * xi[:, 1]))
+        target.append(R[0, 1])
+    emp, target = np.array(emp), np.array(target)
+    se = np.sqrt((1 - target ** 2) / N)
+    fig, ax = figure(width=5.4, height=3.8)
+    ax.plot(grid, grid, color=IDEAL_COLOR, ls=":", lw=1.2, label=r"$r=\sigma$ (no distortion)")
+    ax.plot(grid, curve, color=THEORY_COLOR, lw=1.5, label=r"$r=\frac{2}{\pi}\arcsin\sigma$")
+    ax.errorbar(sig, emp, yerr=3 * se, fmt="o", ms=4, color=SIM_COLOR, capsize=2,
+                label=f"sampled signs ($\\pm 3$ s.e.), N={N}")
+    ax.set_aspect("equal")
+    finish(ax, xlabel=r"Gaussian correlation $\sigma$", ylabel=r"sign correlation $r$",
+           title="Sheppard's arcsine law")
+    return fig
+
+
+def _pooled(d, V, N, T, L, beta, weights, seed):
+    R = prefix_correlation(T, L)
+    rng = np.random.default_rng(seed)
+    table = make_table(d, V, beta, seed=rng)
+    xi = sample_signs(N, R, seed=rng)
+    tokens = sample_tokens(xi, V, seed=rng)
+    out = {}
+    for name, w in weights.items():
+        out[name] = (w, pool(table, tokens, w))
+    return table, xi, R, out
+
+
+def model_pooled_figure(d: int = 400, V: int = 800, N: int = 600, T: int = 16, L: int = 4,
+                        beta: float = 1.0, *, seed=0):
+    """Pooled vectors ``c_n = sum_t w_t e_{v(n,t)}`` in two dimensions, for two poolings.
+
+    Prefix model (the label ``y_n = xi_{n,1}`` is the sign shared by the first ``L``
+    positions).  Each panel projects the centered ``c_n`` on ``u = mu/||mu||`` (x-axis)
+    and on a random direction orthogonal to ``mu`` (y-axis), colored by ``y_n``.  Left: mean
+    pooling ``w_t = 1/T``; right: the optimal weights (uniform on the prefix, the top
+    eigenvector of ``R``).  The title gives ``alpha/kappa = w^T R w / ||w||^2``: the larger it
+    is, the more the classes separate relative to the noise.
+    """
+    d = _checks.integer("d", d, minimum=2)
+    beta = _checks.positive("beta", beta)
+    R = prefix_correlation(T, L)
+    weights = {"mean": mean_weights(T), "optimal": optimal_weights(R)}
+    table, xi, R, pooled = _pooled(d, V, N, T, L, beta, weights, seed)
+    u = table.mu / np.linalg.norm(table.mu)
+    r = _random_direction(d, u, np.random.default_rng(12345))
+    fig, axes = figure(2, width=8.8, height=3.8, sharex=False, sharey=False)
+    y = xi[:, 0]
+    for ax, (name, (w, C)) in zip(axes, pooled.items()):
+        Cc = C - C.mean(axis=1, keepdims=True)
+        pu, pr = u @ Cc, r @ Cc
+        for s, lab in ((1, "$y_n=+1$"), (-1, "$y_n=-1$")):
+            m = y == s
+            ax.scatter(pu[m], pr[m], s=7, alpha=0.55, color=_SIGN_COLORS[s], label=lab)
+        lim = 1.05 * max(np.abs(pu).max(), np.abs(pr).max())
+        ax.set_xlim(-lim, lim)
+        ax.set_ylim(-lim, lim)
+        ax.set_aspect("equal")
+        ratio = _alpha(w, R) / _kappa(w)
+        finish(ax, xlabel=r"$u^\top (c_n - \bar c)$", ylabel=r"$r^\top (c_n - \bar c)$",
+               title=f"{name} pooling: $\\alpha/\\kappa$ = {ratio:.2f}")
+    fig.suptitle(f"pooled vectors, prefix model T={T}, L={L}, d={d}, V={V}, $\\beta$={beta:g}",
+                 fontsize="medium")
+    return fig
+
+
+def model_decomposition_figure(d: int = 400, V: int = 400, N: int = 1500, T: int = 8, L: int = 4,
+                               beta: float = 0.0, *, seed=0):
+    """The decomposition ``c_n = (w^T xi_n)(mu + Delta) + sigma_w zbar + eps_n``.
+
+    Mean pooling on a prefix model.  Left: the projection of ``c_n - sigma_w zbar`` on the
+    unit vector ``a = (mu + Delta)/||mu + Delta||`` against the scalar ``w^T xi_n``; the
+    line has slope ``||mu + Delta||`` and the vertical spread is the noise ``eps_n`` (variance
+    close to ``kappa``).  Right: the same against a random direction orthogonal to ``a``,
+    where only noise is left.  With the default ``beta = 0`` there is no signal at all, yet
+    the class-mean noise ``Delta`` (``||Delta||^2 ~ d/V``) produces a genuine linear trend.
+    """
+    d = _checks.integer("d", d, minimum=2)
+    beta = _checks.nonnegative("beta", beta)
+    w = mean_weights(T)
+    table, xi, R, pooled = _pooled(d, V, N, T, L, beta, {"mean": w}, seed)
+    C = pooled["mean"][1]
+    md = table.mu + table.Delta
+    a = md / np.linalg.norm(md)
+    r = _random_direction(d, a, np.random.default_rng(12345))
+    s = xi @ w
+    X = C - _sigma_w(w) * table.zbar[:, None]
+    fig, axes = figure(2, width=8.8, height=3.5, sharey=True)
+    grid = np.linspace(s.min(), s.max(), 2)
+    for ax, (v, name) in zip(axes, ((a, r"$a=(\mu+\Delta)/\|\mu+\Delta\|$"), (r, r"random $r \perp a$"))):
+        jitter = np.random.default_rng(1).uniform(-0.15, 0.15, size=N) / T
+        ax.scatter(s + jitter, v @ X, s=5, alpha=0.35, color=SIM_COLOR, label="sequences")
+        slope = float(v @ md)
+        ax.plot(grid, slope * grid, color=THEORY_COLOR, lw=1.5,
+                label=f"slope $v^\\top(\\mu+\\Delta)$ = {slope:.2f}")
+        ax.xaxis.set_major_locator(MaxNLocator(5))
+        finish(ax, xlabel=r"$w^\top \xi_n$ (jittered)", ylabel=r"$v^\top(c_n - \sigma_w \bar z)$",
+               title=f"$v$ = {name}")
+    fig.suptitle(f"$\\beta$={beta:g}, d={d}, V={V}: $\\|\\Delta\\|^2$={table.Delta @ table.Delta:.2f}, "
+                 f"$\\kappa$={_kappa(w):.3f}, $\\alpha$={_alpha(w, R):.3f}", fontsize="medium")
+    return fig

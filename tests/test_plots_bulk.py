@@ -1,0 +1,93 @@
+"""Tests of the bulk-chapter figures (seqrmt.plots.bulk)."""
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+
+import seqrmt as sr
+import seqrmt.plots as srp
+
+
+def _labelled(ax):
+    return bool(ax.get_xlabel()) and bool(ax.get_ylabel())
+
+
+@pytest.mark.parametrize("ratio", [0.5, 2.0])
+def test_mp_figure(ratio):
+    fig = srp.bulk_mp_figure(ratio=ratio, d=80)
+    ax = fig.axes[0]
+    assert isinstance(fig, Figure) and _labelled(ax)
+    assert len(ax.patches) >= 1 and ax.get_legend() is not None
+    texts = [t.get_text() for t in ax.texts]
+    assert any("atom" in t for t in texts) == (ratio > 1)
+
+
+@pytest.mark.parametrize("delta, gamma", [(0.5, 0.5), (2.0, 0.5), (1.0, 0.25), (1.5, 1.5)])
+def test_density_figure(delta, gamma):
+    fig = srp.bulk_density_figure(delta=delta, gamma=gamma)
+    ax = fig.axes[0]
+    assert _labelled(ax) and ax.get_legend() is not None
+    left, right = sr.bulk_edges(delta, gamma)
+    assert f"{right:.3f}" in ax.get_title()
+    atom = sr.bulk_atom(delta, gamma)
+    assert any("atom" in t.get_text() for t in ax.texts) == (atom > 0)
+    xs = [l.get_xdata()[0] for l in ax.lines if len(l.get_xdata()) == 2 and l.get_linestyle() == "--"]
+    assert np.allclose(sorted(xs), [left, right])
+
+
+def test_density_figure_fixed_limits_and_kappa():
+    fig = srp.bulk_density_figure(delta=0.5, gamma=0.25, kappa=0.2, xmax=3.0, ymax=4.0, show_factors=False)
+    ax = fig.axes[0]
+    assert ax.get_xlim()[1] == 3.0 and ax.get_ylim()[1] == 4.0
+    assert len([l for l in ax.lines if l.get_linestyle() == ":"]) == 0
+
+
+def test_theory_figures():
+    fig = srp.bulk_inverse_map_figure(delta=0.5, gamma=0.25)
+    assert _labelled(fig.axes[0]) and fig.axes[0].get_legend() is not None
+    fig = srp.bulk_limits_figure(gamma=0.5, deltas=(0.5, 0.1))
+    assert _labelled(fig.axes[0]) and len(fig.axes[0].lines) == 3
+
+
+@pytest.mark.parametrize("kw", [{}, {"delta": 2.0, "gamma": 0.5, "T": 4, "weights": "causal"}, {"T": 1}])
+def test_simulation_figure(kw):
+    fig = srp.bulk_simulation_figure(d=80, **kw)
+    ax = fig.axes[0]
+    assert _labelled(ax) and "Kolmogorov" in ax.get_title() and len(ax.patches) >= 1
+    if kw.get("delta", 0.5) > 1:
+        assert any("zero eigenvalues" in t.get_text() for t in ax.texts)
+
+
+def test_kappa_and_token_figures():
+    fig = srp.bulk_kappa_figure(d=60, T=4)
+    assert len(fig.axes) == 2 and all(_labelled(ax) for ax in fig.axes)
+    assert len(fig.axes[1].patches) == 3          # one histogram per weighting
+    fig = srp.bulk_token_count_figure(d=60, Ts=(1, 4))
+    assert len(fig.axes) == 2 and all(_labelled(ax) for ax in fig.axes)
+    assert len(fig.axes[0].patches) == 2 and len(fig.axes[1].lines) == 3
+
+
+def test_helpers():
+    assert srp.bulk_sizes(100, 0.5, 2.0) == (200, 50)
+    assert srp.bulk_sizes(100, 3.0, 0.5)[0] % 2 == 0
+    w = srp.bulk_weights("random", 5)
+    assert np.all(w > 0) and np.isclose(w.sum(), 1)
+    assert np.allclose(srp.bulk_weights("mean", 4), 0.25)
+    law = sr.BulkLaw(0.5, 0.5)
+    assert srp.bulk_kolmogorov(law.ppf((np.arange(400) + 0.5) / 400), law) < 0.01
+
+
+@pytest.mark.parametrize("fn, kw, name", [
+    (srp.bulk_mp_figure, {"ratio": 0.0}, "ratio"),
+    (srp.bulk_density_figure, {"delta": -1.0}, "delta"),
+    (srp.bulk_density_figure, {"gamma": 0.0}, "gamma"),
+    (srp.bulk_density_figure, {"kappa": 0.0}, "kappa"),
+    (srp.bulk_inverse_map_figure, {"gamma": -0.1}, "gamma"),
+    (srp.bulk_limits_figure, {"deltas": (0.5, -1.0)}, "deltas"),
+    (srp.bulk_simulation_figure, {"weights": "uniform"}, "weights"),
+    (srp.bulk_simulation_figure, {"T": 0}, "T"),
+    (srp.bulk_token_count_figure, {"Ts": ()}, "Ts"),
+    (srp.bulk_sizes, {"d": 10, "delta": 0.0, "gamma": 1.0}, "delta"),
+])
+def test_bad_input(fn, kw, name):
+    with pytest.raises(ValueError, match=name):
+        fn(**kw)
