@@ -1,2 +1,296 @@
-"""Figures for the experiments chapter."""
-__all__: list[str] = []
+"""Figures for the experiments chapter (Section 6 of the paper).
+
+(a) spectra of the centered ``S`` against the bulk law with the predicted outliers for
+mean, causal and optimal pooling; (b) eigenvector alignment ``|u_S^T u|^2`` against
+``beta`` (simulation over seeds, exact finite-table and idealized theory, thresholds);
+(c) downstream ridge classification of the sequence label against ``N``.
+The data helpers return the numbers behind the figures so a notebook can check them.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+import seqrmt as sr
+
+from ._style import (IDEAL_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure,
+                     finish)
+
+__all__ = [
+    "experiments_weights",
+    "experiments_spectra",
+    "experiments_alignment_data",
+    "experiments_alignment",
+    "experiments_classification_data",
+    "experiments_classification",
+]
+
+_NAMES = ("mean", "causal", "optimal")
+
+
+def _int(name, value, minimum=1):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        if isinstance(value, (float, np.floating)) and float(value).is_integer():
+            value = int(value)
+        else:
+            raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _pos(name, value, allow_zero=False):
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a real number, got {value!r}") from None
+    if not np.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+        raise ValueError(f"{name} must be {'>= 0' if allow_zero else '> 0'}, got {value!r}")
+    return value
+
+
+def _sizes(d, delta, gamma):
+    d = _int("d", d)
+    delta = _pos("delta", delta)
+    gamma = _pos("gamma", gamma)
+    V = max(2, int(round(d / delta / 2)) * 2)
+    N = max(2, int(round(d / gamma)))
+    return d, V, N
+
+
+def experiments_weights(T: int = 16, L: int = 4, *, names: Sequence[str] = _NAMES,
+                        tau: float = 0.0, R=None) -> dict:
+    """The pooling weights compared in Section 6, by name.
+
+    ``"mean"``: ``1/T``; ``"causal"``: the deterministic causal-attention weights
+    :func:`seqrmt.causal_weights` at ``tau``; ``"optimal"``: the top eigenvector of
+    ``R`` (Theorem 5). ``R`` defaults to the prefix correlation ``(T, L)``.
+    """
+    if R is None:
+        T, L = _int("T", T), _int("L", L)
+        if L > T:
+            raise ValueError(f"L must satisfy 1 <= L <= T = {T}, got {L}")
+        R = sr.prefix_correlation(T, L)
+    R = np.asarray(R, dtype=float)
+    T = R.shape[0]
+    make = {"mean": lambda: sr.mean_weights(T), "causal": lambda: sr.causal_weights(T, tau),
+            "optimal": lambda: sr.optimal_weights(R)}
+    if isinstance(names, str):
+        names = (names,)
+    out = {}
+    for n in names:
+        if n not in make:
+            raise ValueError(f"names must be among {list(make)}, got {n!r}")
+        out[n] = make[n]()
+    if not out:
+        raise ValueError("names must contain at least one weighting")
+    return out
+
+
+# --------------------------------------------------------------------------- (a) spectra
+def experiments_spectra(*, d: int = 400, delta: float = 0.5, gamma: float = 0.5,
+                        beta: float = 1.0, T: int = 16, L: int = 4, seed=0,
+                        names: Sequence[str] = _NAMES, beta_max: float | None = None,
+                        bins: int = 60):
+    """Spectra of the centered ``S`` for several poolings against Theorems 1-4.
+
+    One panel per weighting (same table and token sequences in every panel):
+    histogram of the eigenvalues of ``S``, the bulk density
+    ``kappa (MP_delta boxtimes MP_gamma)`` with ``kappa = ||w||^2`` (Theorem 1), and the
+    predicted signal outlier from :func:`seqrmt.predict`: finite-table theory
+    (spike ``alpha (beta + delta)``, solid) and idealized statement
+    (``alpha beta``, dashed).  A triangle marks the top simulated eigenvalue.
+    ``beta_max`` fixes the horizontal range to cover the outliers up to that
+    ``beta`` (so that frames of a widget share their axes).
+    """
+    d, V, N = _sizes(d, delta, gamma)
+    beta = _pos("beta", beta, allow_zero=True)
+    W = experiments_weights(T, L, names=names)
+    R = sr.prefix_correlation(T, L)
+    dv, gv = d / V, d / N
+    fig, axes = figure(len(W), 1, width=2.9 * len(W) + 0.5, height=3.4)
+    axes = np.atleast_1d(axes)
+    for i, (ax, (name, w)) in enumerate(zip(axes, W.items())):
+        sim = sr.simulate(d, V, N, w, R, beta, seed=seed, n_vectors=1)
+        lam = sim.eigenvalues
+        p = sr.predict(dv, gv, w, R, beta)
+        pi = sr.predict(dv, gv, w, R, beta, finite_table=False)
+        ref = sr.predict(dv, gv, w, R, max(beta, _pos("beta_max", beta_max))) if beta_max else p
+        hi = 1.12 * max(lam[0], ref.sample_outlier or 0.0, pi.sample_outlier or 0.0, ref.bulk_edge)
+        edges = np.linspace(0, hi, bins + 1)
+        ax.hist(lam, bins=edges, density=True, color=SIM_COLOR, alpha=0.8, label="simulation")
+        x = np.linspace(0, hi, 500)
+        ax.plot(x, sr.bulk_density(x, dv, gv, p.kappa), color=THEORY_COLOR, lw=1.4,
+                label="bulk (Thm. 1)")
+        if p.sample_outlier is not None:
+            ax.axvline(p.sample_outlier, color=WEIGHT_COLORS[name], lw=2, label="outlier, exact")
+        if pi.sample_outlier is not None:
+            ax.axvline(pi.sample_outlier, color=IDEAL_COLOR, ls="--", lw=1.4,
+                       label="outlier, idealized")
+        else:
+            ax.text(0.45, 0.45, "idealized:\nno outlier", transform=ax.transAxes, ha="left",
+                    fontsize="x-small", color=IDEAL_COLOR)
+        if p.sample_outlier is None:
+            ax.text(0.45, 0.3, "exact:\nno outlier", transform=ax.transAxes, ha="left",
+                    fontsize="x-small", color=THEORY_COLOR)
+        ax.plot([lam[0]], [0], marker="v", ms=9, color="k", clip_on=False, zorder=5,
+                label=r"top $\lambda$")
+        counts, _ = np.histogram(lam, bins=edges, density=True)
+        ax.set_xlim(0, hi)
+        ax.set_ylim(0, 1.3 * np.max(counts[2:]))
+        title = (fr"{name}: $\alpha/\kappa = {p.alpha / p.kappa:.2f}$" "\n"
+                 fr"$|u_S^\top u|^2$ sim {sim.overlaps[0]:.2f}, theory {p.overlap:.2f}")
+        finish(ax, xlabel=r"$\lambda$", ylabel="density" if i == 0 else None, title=title,
+               legend=(i == 0))
+    fig.suptitle(fr"Spectrum of centered $S$: $d = {d}$, $\delta = {dv:.2g}$, "
+                 fr"$\gamma = {gv:.2g}$, $\beta = {beta:g}$, prefix $T = {T}$, $L = {L}$",
+                 fontsize="medium")
+    return fig
+
+
+# --------------------------------------------------------------------------- (b) alignment
+def experiments_alignment_data(*, d: int = 300, delta: float = 0.5, gamma: float = 0.5,
+                               betas=(0.125, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0), T: int = 16,
+                               L: int = 4, seeds=5, names: Sequence[str] = _NAMES,
+                               n_theory: int = 120) -> dict:
+    """Simulated and predicted alignment ``|u_S^T u|^2`` of the top eigenvector of the
+    centered ``S`` with ``u = mu / ||mu||``, against ``beta``.
+
+    The simulation uses :func:`seqrmt.simulate` (one table and token draw per seed,
+    the same for every ``beta`` and weighting: common random numbers) summarized over
+    seeds by :func:`seqrmt.repeat`.  Theory: :func:`seqrmt.predict` (exact finite-table,
+    ``eta_pop eta_s beta/(beta+delta)``, and idealized ``finite_table=False``) on a fine
+    grid, and the sample thresholds :func:`seqrmt.critical_beta` of both.
+
+    Returns
+    -------
+    dict
+        ``betas``, ``beta_grid``, and per weighting name a dict with ``mean``, ``std``,
+        ``n`` (simulation), ``exact`` and ``ideal`` (theory on ``betas``),
+        ``exact_grid``, ``ideal_grid`` (theory on ``beta_grid``), ``beta_c`` and
+        ``beta_c_ideal``, ``alpha_over_kappa``; and ``d``, ``delta``, ``gamma``.
+    """
+    d, V, N = _sizes(d, delta, gamma)
+    betas = np.asarray(betas, dtype=float)
+    if betas.ndim != 1 or betas.size < 1 or np.any(betas <= 0) or not np.all(np.isfinite(betas)):
+        raise ValueError(f"betas must be a non-empty list of values > 0 (u = mu/||mu|| needs "
+                         f"beta > 0), got {betas!r}")
+    W = experiments_weights(T, L, names=names)
+    R = sr.prefix_correlation(T, L)
+    dv, gv = d / V, d / N
+
+    def one(seed):
+        out = {}
+        for name, w in W.items():
+            out[name] = [sr.simulate(d, V, N, w, R, b, seed=seed, n_vectors=1).overlaps[0]
+                         for b in betas]
+        return out
+
+    summ = sr.repeat(one, seeds)
+    grid = np.linspace(0, betas.max(), _int("n_theory", n_theory, minimum=2))
+    res = dict(betas=betas, beta_grid=grid, d=d, delta=dv, gamma=gv)
+    for name, w in W.items():
+        ex = lambda bs, ft: np.array([sr.predict(dv, gv, w, R, b, finite_table=ft).overlap
+                                      for b in bs])
+        res[name] = dict(mean=summ.mean[name], std=summ.std[name], n=summ.n,
+                         exact=ex(betas, True), ideal=ex(betas, False),
+                         exact_grid=ex(grid, True), ideal_grid=ex(grid, False),
+                         beta_c=sr.critical_beta(dv, gv, w, R),
+                         beta_c_ideal=sr.critical_beta(dv, gv, w, R, finite_table=False),
+                         alpha_over_kappa=sr.alpha(w, R) / sr.kappa(w))
+    res["names"] = list(W)
+    return res
+
+
+def experiments_alignment(*, d: int = 300, delta: float = 0.5, gamma: float = 0.5,
+                          betas=(0.125, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0), T: int = 16, L: int = 4,
+                          seeds=5, names: Sequence[str] = _NAMES, data: dict | None = None):
+    """Alignment ``|u_S^T u|^2`` against ``beta``: simulation vs theory (Theorems 2-4).
+
+    One panel per weighting: simulated mean with error bars (one standard deviation
+    over seeds), exact finite-table prediction (solid), idealized prediction
+    (dashed), and the two sample thresholds ``beta_c`` (dotted verticals).  Pass
+    ``data`` from :func:`experiments_alignment_data` to reuse a computation;
+    ``seeds`` may be a count or a list.
+    """
+    if data is None:
+        if not isinstance(seeds, (list, tuple, np.ndarray)):
+            seeds = _int("seeds", seeds)
+        data = experiments_alignment_data(d=d, delta=delta, gamma=gamma, betas=betas, T=T, L=L,
+                                          seeds=seeds, names=names)
+    names = data["names"]
+    fig, axes = figure(len(names), 1, width=2.9 * len(names) + 0.5, height=3.3, sharey=True)
+    axes = np.atleast_1d(axes)
+    for i, (ax, name) in enumerate(zip(axes, names)):
+        r = data[name]
+        ax.plot(data["beta_grid"], r["exact_grid"], color=THEORY_COLOR, lw=1.8,
+                label="exact theory")
+        ax.plot(data["beta_grid"], r["ideal_grid"], "--", color=IDEAL_COLOR, lw=1.5,
+                label="idealized theory")
+        ax.errorbar(data["betas"], r["mean"], yerr=r["std"], fmt="o", ms=5,
+                    color=WEIGHT_COLORS[name], mec="k", mew=0.5, capsize=3,
+                    label=f"simulation ({r['n']} seeds)")
+        ax.axvline(r["beta_c"], color=THEORY_COLOR, ls=":", lw=1.2)
+        if r["beta_c_ideal"] <= data["beta_grid"][-1]:
+            ax.axvline(r["beta_c_ideal"], color=IDEAL_COLOR, ls=":", lw=1.2)
+        ax.text(0.97, 0.04, fr"$\beta_c$ = {r['beta_c']:.2f} (exact)" "\n"
+                fr"$\beta_c$ = {r['beta_c_ideal']:.2f} (ideal.)", transform=ax.transAxes,
+                ha="right", va="bottom", fontsize="x-small")
+        ax.set_ylim(-0.02, 1.0)
+        finish(ax, xlabel=r"$\beta = \|\mu\|^2$", ylabel=r"$|u_S^\top u|^2$" if i == 0 else None,
+               title=fr"{name} ($\alpha/\kappa = {r['alpha_over_kappa']:.2f}$)", legend=(i == 0))
+        if i == 0:
+            ax.legend(fontsize="x-small", frameon=False, loc="upper left")
+    fig.suptitle(fr"Alignment with the signal: $d = {data['d']}$, $\delta = {data['delta']:.2g}$, "
+                 fr"$\gamma = {data['gamma']:.2g}$", fontsize="medium")
+    return fig
+
+
+# --------------------------------------------------------------------------- (c) downstream
+def experiments_classification_data(*, d: int = 300, delta: float = 0.5,
+                                    Ns=(25, 50, 100, 200, 400), beta: float = 0.5,
+                                    T: int = 16, L: int = 4, seeds=5, ridge: float = 1.0,
+                                    n_test: int = 1000, names: Sequence[str] = _NAMES) -> dict:
+    """Ridge-regression accuracy for the label ``xi_1`` against ``N``
+    (:func:`seqrmt.classification_curve`, one table per seed shared by all weightings),
+    plus ``alpha_over_kappa`` per weighting and the sizes used."""
+    d, V, _ = _sizes(d, delta, 1.0)
+    W = experiments_weights(T, L, names=names)
+    R = sr.prefix_correlation(T, L)
+    out = sr.classification_curve(d, V, list(Ns), W, R, _pos("beta", beta, allow_zero=True),
+                                  ridge=ridge, n_test=n_test, seeds=seeds)
+    out["alpha_over_kappa"] = {n: sr.alpha(w, R) / sr.kappa(w) for n, w in W.items()}
+    out.update(names=list(W), d=d, V=V, beta=beta)
+    return out
+
+
+def experiments_classification(*, d: int = 300, delta: float = 0.5,
+                               Ns=(25, 50, 100, 200, 400), beta: float = 0.5, T: int = 16,
+                               L: int = 4, seeds=5, ridge: float = 1.0, n_test: int = 1000,
+                               names: Sequence[str] = _NAMES, data: dict | None = None):
+    """Downstream accuracy against the number of training sequences ``N``.
+
+    Ridge regression on the pooled ``c_n`` predicts the sign shared by the first
+    ``L`` positions; mean over seeds with error bars (standard error).  The legend
+    gives ``alpha/kappa``, which orders the curves.
+    """
+    if data is None:
+        data = experiments_classification_data(d=d, delta=delta, Ns=Ns, beta=beta, T=T, L=L,
+                                               seeds=seeds, ridge=ridge, n_test=n_test,
+                                               names=names)
+    fig, ax = figure(width=6.0, height=3.6)
+    for name in data["names"]:
+        r = data[name]
+        ax.errorbar(data["N"], r["mean"], yerr=np.asarray(r["std"]) / np.sqrt(r["n"]),
+                    fmt="o-", color=WEIGHT_COLORS[name], mec="k", mew=0.5, capsize=3,
+                    label=fr"{name} ($\alpha/\kappa = {data['alpha_over_kappa'][name]:.2f}$)")
+    ax.set_xscale("log")
+    ax.set_xticks(data["N"], [str(n) for n in data["N"]])
+    ax.minorticks_off()
+    ax.axhline(0.5, color="0.5", lw=0.8, ls=":")
+    finish(ax, xlabel=r"training sequences $N$", ylabel="test accuracy",
+           title=fr"Ridge classification of the prefix sign: $d = {data['d']}$, "
+                 fr"$V = {data['V']}$, $\beta = {data['beta']:g}$")
+    ax.legend(fontsize="small", frameon=False, loc="lower right")
+    return fig

@@ -1,0 +1,118 @@
+"""Tests of the causal-attention figures (seqrmt.plots.attention)."""
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+
+import seqrmt as sr
+import seqrmt.plots as srp
+
+
+def _labelled(ax):
+    return bool(ax.get_xlabel()) and bool(ax.get_ylabel())
+
+
+def test_suffix_correlation_is_reversed_prefix():
+    R = srp.attention_suffix_correlation(6, 2)
+    assert np.all(R[-2:, -2:] == 1) and R[0, 1] == 0
+    assert np.allclose(R, sr.prefix_correlation(6, 2)[::-1, ::-1])
+
+
+def test_weight_samples_shape_and_limit():
+    W, w = srp.attention_weight_samples(64, T=8, L=2, tau=1.0, n_sequences=30, seed=3)
+    assert W.shape == (30, 8)
+    assert np.allclose(W.sum(axis=1), 1.0)
+    assert np.allclose(w, sr.causal_weights(8, 1.0))
+    # at tau = 0 all scores vanish: weights equal the limit exactly
+    W0, w0 = srp.attention_weight_samples(32, T=8, L=2, tau=0.0, n_sequences=5)
+    assert np.allclose(W0, w0)
+
+
+def test_convergence_data_rate():
+    c = srp.attention_convergence_data(ds=(16, 64, 256), n_sequences=60, T=8, L=2)
+    assert c["error"].shape == (3,) and np.all(np.diff(c["error"]) < 0)
+    assert -0.8 < c["rate"] < -0.25
+
+
+def test_spectrum_data_matches_fixed_weights():
+    r = srp.attention_spectrum_data(120, T=8, L=2, seed=1)
+    assert r["eigenvalues"].shape == (120,)
+    assert abs(r["outlier"] / r["fixed_outlier"] - 1) < 0.03
+    assert r["prediction"].sample_outlier is not None
+    top = srp.attention_spectrum_data(120, T=8, L=2, seed=1, full=False)
+    assert top["eigenvalues"].shape == (1,) and np.isclose(top["outlier"], r["outlier"])
+
+
+@pytest.mark.parametrize("kw", [{}, {"tau": 2.0, "T": 8}])
+def test_profiles(kw):
+    fig = srp.attention_profiles(ds=(16, 64), n_show=3, **kw)
+    assert isinstance(fig, Figure)
+    axes = [a for a in fig.axes if a.get_visible()]
+    assert len(axes) == 2
+    assert axes[0].get_ylabel() and axes[0].get_xlabel()
+    assert len(axes[0].lines) == 4          # 3 sequences + limit
+
+
+def test_convergence_figure():
+    data = srp.attention_convergence_data(ds=(16, 64), n_sequences=20, T=8, L=2)
+    fig = srp.attention_convergence(data=data)
+    ax = fig.axes[0]
+    assert _labelled(ax) and ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    assert len(ax.lines) >= 2 and ax.get_legend() is not None
+
+
+def test_spectrum_figure():
+    fig = srp.attention_spectrum(d=100, T=8, L=2)
+    ax = fig.axes[0]
+    assert _labelled(ax) and len(ax.patches) > 10 and ax.get_legend() is not None
+
+
+@pytest.mark.parametrize("kw", [{}, {"T": 8, "taus": (-1.0, 1.0)}])
+def test_tau_profiles(kw):
+    fig = srp.attention_tau_profiles(**kw)
+    ax = fig.axes[0]
+    assert _labelled(ax)
+    n = len(kw.get("taus", (1,) * 5))
+    assert len(ax.lines) == n + 2             # taus + strict + mean
+
+
+@pytest.mark.parametrize("kw", [{}, {"T": 32, "L": 8, "rho": 0.9, "tau_mark": 1.0}])
+def test_snr_tau(kw):
+    fig = srp.attention_snr_tau(**kw)
+    ax = fig.axes[0]
+    assert _labelled(ax) and ax.get_legend() is not None
+    y = ax.lines[0].get_ydata()                # prefix curve ends at the mean-pooling level
+    T, L = kw.get("T", 16), kw.get("L", 4)
+    assert np.isclose(y[-1], (L * L + T - L) / T, rtol=0.02)
+
+
+@pytest.mark.parametrize("kw", [{}, {"tau": -6.0, "T": 8}])
+def test_explorer(kw):
+    fig = srp.attention_explorer(d=64, **kw)
+    assert isinstance(fig, Figure) and len(fig.axes) == 2
+    assert all(_labelled(a) for a in fig.axes)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: srp.attention_weight_samples(0),
+    lambda: srp.attention_weight_samples(16, delta=-1.0),
+    lambda: srp.attention_convergence_data(ds=(16,)),
+    lambda: srp.attention_convergence_data(tau=0.0),
+    lambda: srp.attention_spectrum_data(50, gamma=0.0),
+    lambda: srp.attention_snr_tau(T=4, L=5),
+    lambda: srp.attention_snr_tau(rho=2.0),
+    lambda: srp.attention_snr_tau(tau_range=(1.0, -1.0)),
+    lambda: srp.attention_tau_profiles(T=1),
+    lambda: srp.attention_profiles(ds=()),
+])
+def test_bad_input(call):
+    with pytest.raises(ValueError):
+        call()
+
+
+def test_bad_input_names_parameter():
+    with pytest.raises(ValueError, match="delta"):
+        srp.attention_weight_samples(16, delta=0.0)
+    with pytest.raises(ValueError, match="rho"):
+        srp.attention_snr_tau(rho=-3)
+    with pytest.raises(ValueError, match="tau"):
+        srp.attention_convergence_data(tau=0)
