@@ -9,6 +9,8 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
+from numpy.typing import ArrayLike
+
 import numpy as np
 
 __all__ = [
@@ -19,6 +21,10 @@ __all__ = [
     "weights",
     "correlation",
     "seed",
+    "flag",
+    "real_array",
+    "complex_array",
+    "table",
 ]
 
 
@@ -68,10 +74,10 @@ def integer(name: str, value: Any, minimum: int = 1, even: bool = False) -> int:
 
 def weights(w: Any, T: int | None = None, name: str = "w") -> np.ndarray:
     """A finite, non-zero real weight vector of length ``T`` (when given)."""
-    try:
-        arr = np.asarray(w, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a 1-d array of real numbers") from exc
+    raw = np.asarray(w)
+    if raw.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be a 1-d array of real numbers, got dtype {raw.dtype}")
+    arr = raw.astype(float)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-d array, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
@@ -85,10 +91,10 @@ def weights(w: Any, T: int | None = None, name: str = "w") -> np.ndarray:
 
 def correlation(R: Any, name: str = "R", tol: float = 1e-8) -> np.ndarray:
     """A symmetric positive semi-definite matrix with unit diagonal."""
-    try:
-        arr = np.asarray(R, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a square array of real numbers") from exc
+    raw = np.asarray(R)
+    if raw.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be a square array of real numbers, got dtype {raw.dtype}")
+    arr = raw.astype(float)
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] < 1:
         raise ValueError(f"{name} must be a square T x T matrix with T >= 1, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
@@ -112,3 +118,48 @@ def seed(value: Any) -> np.random.Generator:
     if value is None or (isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, bool) and value >= 0):
         return np.random.default_rng(value)
     raise TypeError(f"seed must be None, a non-negative int or a numpy Generator, got {value!r}")
+
+
+def flag(name: str, value: Any) -> bool:
+    """A genuine bool (so that ``centered="False"`` is not silently true)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def table(value: Any, name: str = "table"):
+    """A :class:`seqrmt.VocabularyTable`."""
+    from .model import VocabularyTable
+    if not isinstance(value, VocabularyTable):
+        raise TypeError(f"{name} must be a VocabularyTable (see seqrmt.make_table), got {type(value).__name__}")
+    return value
+
+
+def real_array(name: str, x: ArrayLike, allow_inf: bool = True) -> np.ndarray:
+    """``x`` as a float array; TypeError for non-numeric input, ValueError for NaN."""
+    try:
+        arr = np.asarray(x)
+    except Exception as exc:  # pragma: no cover - exotic inputs
+        raise TypeError(f"{name} must be an array of real numbers") from exc
+    if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be an array of real numbers, got dtype {arr.dtype}")
+    arr = arr.astype(float)
+    if np.isnan(arr).any():
+        raise ValueError(f"{name} must not contain NaN")
+    if not allow_inf and np.isinf(arr).any():
+        raise ValueError(f"{name} must contain only finite numbers")
+    return arr
+
+
+def complex_array(name: str, z: ArrayLike) -> np.ndarray:
+    """``z`` as a finite complex array; TypeError for non-numeric input, ValueError for NaN/inf."""
+    try:
+        arr = np.asarray(z)
+    except Exception as exc:  # pragma: no cover
+        raise TypeError(f"{name} must be an array of complex numbers") from exc
+    if arr.dtype.kind == "b" or arr.dtype.kind not in "iufc":
+        raise TypeError(f"{name} must be an array of real or complex numbers, got dtype {arr.dtype}")
+    arr = arr.astype(complex)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must contain only finite numbers (no NaN or inf)")
+    return arr

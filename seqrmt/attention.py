@@ -91,6 +91,7 @@ def causal_weights(T: int, tau: float = 0.0, *, strict: bool = False) -> np.ndar
     ``w_s = (H_{T-1} - H_{s-1}) / (T - 1)`` for ``s < T``, ``w_T = 0``: the form
     ``H_{T-1} - H_{t-1}`` quoted in the paper. Both sum to one.
     """
+    strict = _checks.flag("strict", strict)
     T = _checks.integer("T", T, minimum=2 if strict else 1)
     tau = _checks.real("tau", tau)
     t = np.arange(1, T + 1, dtype=float)
@@ -103,9 +104,12 @@ def causal_weights(T: int, tau: float = 0.0, *, strict: bool = False) -> np.ndar
     if tau > 700:
         raise ValueError(f"tau must be <= 700 (exp overflow), got {tau}")
     a = np.exp(tau)
-    inv = 1.0 / (a + t - 1.0)
-    after = np.cumsum(inv[::-1])[::-1] - inv            # sum_{t > s} 1/(e^tau + t - 1)
-    return (a * inv + after) / T
+    with np.errstate(divide="ignore", invalid="ignore"):   # only at t = 1 when e^tau == 0
+        inv = 1.0 / (a + (t - 1.0))                      # query t: weight of each cross key
+        self_w = a * inv                                 # query s: weight of its own key
+    self_w[0] = 1.0                                      # query 1 sees only itself
+    after = np.append(np.cumsum(inv[:0:-1])[::-1], 0.0)  # sum_{t > s} 1/(e^tau + t - 1)
+    return (self_w + after) / T
 
 
 def causal_attention(X: ArrayLike, tau: float = 0.0, *, strict: bool = False,
@@ -135,7 +139,8 @@ def causal_attention(X: ArrayLike, tau: float = 0.0, *, strict: bool = False,
         Pooled representations as columns (the layout of :func:`seqrmt.pool`).
     W : ndarray, shape (N, T), only if ``return_weights``.
     """
-    X = np.asarray(X, dtype=float)
+    X = _checks.real_array("X", X, allow_inf=False)
+    strict = _checks.flag("strict", strict)
     if X.ndim != 3:
         raise ValueError(f"X must be an (N, T, d) array, got shape {X.shape}")
     N, T, d = X.shape

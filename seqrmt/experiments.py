@@ -50,7 +50,9 @@ def simulate_table(table: VocabularyTable, N: int, w: ArrayLike, R: ArrayLike, *
                    centered: bool = True, seed=None, n_vectors: int = 5,
                    return_matrix: bool = False):
     """Simulate ``S`` for a given vocabulary table (see :func:`simulate`)."""
+    table = _checks.table(table)
     N = _checks.integer("N", N)
+    centered = _checks.flag("centered", centered)
     R = _checks.correlation(R)
     w = _checks.weights(w, T=R.shape[0])
     n_vectors = _checks.integer("n_vectors", n_vectors)
@@ -105,6 +107,7 @@ def simulate(d: int, V: int, N: int, w: ArrayLike, R: ArrayLike, beta: float, *,
         Number of top eigenvectors whose overlaps are returned.
     """
     rng = _checks.seed(seed)
+    _checks.flag("centered", centered)
     table = make_table(d, V, beta, seed=rng)
     return simulate_table(table, N, w, R, centered=centered, seed=rng, n_vectors=n_vectors)
 
@@ -131,11 +134,18 @@ def repeat(fn: Callable[[int], Mapping[str, ArrayLike]], seeds: Sequence[int] | 
     """
     if not callable(fn):
         raise TypeError("fn must be callable")
-    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
+    if isinstance(seeds, (bool, np.bool_, str, bytes)):
+        raise TypeError(f"seeds must be a count or a sequence of integer seeds, got {seeds!r}")
+    if isinstance(seeds, (int, np.integer)):
         seeds = list(range(_checks.integer("seeds", seeds)))
-    seeds = list(seeds)
+    try:
+        seeds = list(seeds)
+    except TypeError as exc:
+        raise TypeError(f"seeds must be a count or a sequence of integer seeds, got {seeds!r}") from exc
     if not seeds:
         raise ValueError("seeds must contain at least one seed")
+    for s in seeds:
+        _checks.integer("seeds", s, minimum=0)
     rows = []
     for i, s in enumerate(seeds):
         rows.append({k: np.asarray(v, dtype=float) for k, v in fn(s).items()})
@@ -164,6 +174,7 @@ def ridge_accuracy(table: VocabularyTable, N: int, w: ArrayLike, R: ArrayLike, *
     and classifies ``n_test`` fresh ones by ``sign(b^T c)``. For the prefix model ``xi_1``
     is the sign shared by the first ``L`` positions.
     """
+    table = _checks.table(table)
     N = _checks.integer("N", N)
     n_test = _checks.integer("n_test", n_test)
     ridge = _checks.positive("ridge", ridge)
@@ -198,6 +209,8 @@ def classification_curve(d: int, V: int, Ns: Sequence[int], weights: Mapping[str
     Ns = [_checks.integer("Ns", n) for n in Ns]
     if not Ns:
         raise ValueError("Ns must contain at least one sample size")
+    if not isinstance(weights, Mapping):
+        raise TypeError(f"weights must be a mapping from names to weight vectors, got {type(weights).__name__}")
     if not weights:
         raise ValueError("weights must map at least one name to a weight vector")
 

@@ -253,6 +253,8 @@ def sample_tokens(xi: ArrayLike, V: int, *, seed=None) -> np.ndarray:
     Tokens ``0 .. V/2 - 1`` have sign ``+1`` and ``V/2 .. V - 1`` sign ``-1``.
     """
     xi = np.asarray(xi)
+    if xi.dtype.kind not in "iuf":
+        raise TypeError(f"xi must be an (N, T) array of signs -1/+1, got dtype {xi.dtype}")
     if xi.ndim != 2:
         raise ValueError(f"xi must be an (N, T) array of signs, got shape {xi.shape}")
     if not np.all(np.isin(xi, (-1, 1))):
@@ -263,32 +265,47 @@ def sample_tokens(xi: ArrayLike, V: int, *, seed=None) -> np.ndarray:
     return rng.integers(0, half, size=xi.shape) + np.where(xi < 0, half, 0)
 
 
+def _tokens(tokens: ArrayLike) -> np.ndarray:
+    arr = np.asarray(tokens)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"tokens must be an (N, T) array of integer token indices, got dtype {arr.dtype}")
+    return arr
+
+
 def embed(table: VocabularyTable, tokens: ArrayLike) -> np.ndarray:
     """Token embeddings ``X[n, t] = e_{v(n, t)}``, shape ``(N, T, d)``."""
-    tokens = np.asarray(tokens)
+    table = _checks.table(table)
+    tokens = _tokens(tokens)
     if tokens.ndim != 2 or tokens.min(initial=0) < 0 or tokens.max(initial=0) >= table.V:
         raise ValueError(f"tokens must be an (N, T) integer array with entries in [0, V = {table.V})")
     return table.E.T[tokens]
 
 
 def pool(table: VocabularyTable, tokens: ArrayLike, w: ArrayLike) -> np.ndarray:
-    """Pooled representations ``c_n = sum_t w_t e_{v(n,t)}`` as the columns of ``C`` (d x N)."""
-    tokens = np.asarray(tokens)
+    """Pooled representations ``c_n = sum_t w_t e_{v(n,t)}`` as the columns of ``C`` (d x N).
+
+    Computed as ``C = E A`` with the sparse ``V x N`` weighted token-count matrix
+    ``A[v, n] = sum_t w_t 1{v(n,t) = v}`` (``d N T`` flops, no ``d x N`` copies per position).
+    """
+    from scipy import sparse
+
+    table = _checks.table(table)
+    tokens = _tokens(tokens)
     if tokens.ndim != 2:
         raise ValueError(f"tokens must be an (N, T) integer array, got shape {tokens.shape}")
     w = _checks.weights(w, T=tokens.shape[1])
     if tokens.min(initial=0) < 0 or tokens.max(initial=0) >= table.V:
         raise ValueError(f"tokens entries must lie in [0, V = {table.V})")
-    C = np.zeros((table.d, tokens.shape[0]))
-    for t, wt in enumerate(w):
-        if wt != 0:
-            C += wt * table.E[:, tokens[:, t]]
-    return C
+    N, T = tokens.shape
+    A = sparse.csr_matrix((np.tile(w, N), (np.repeat(np.arange(N), T), tokens.ravel())),
+                          shape=(N, table.V))          # A^T; duplicates are summed
+    return np.asarray((A @ table.E.T).T)
 
 
 def sample_matrix(C: ArrayLike, *, centered: bool = True) -> np.ndarray:
     """``S = C C^T / N`` (uncentered) or ``(C - cbar)(C - cbar)^T / N`` (centered)."""
-    C = np.asarray(C, dtype=float)
+    C = _checks.real_array("C", C, allow_inf=False)
+    centered = _checks.flag("centered", centered)
     if C.ndim != 2 or C.shape[1] < 1:
         raise ValueError(f"C must be a d x N array with N >= 1, got shape {C.shape}")
     if centered:

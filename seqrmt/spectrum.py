@@ -35,7 +35,7 @@ def mp_stieltjes(z: ArrayLike, ratio: float, scale: float = 1.0) -> np.ndarray:
     """
     c = _checks.positive("ratio", ratio)
     s = _checks.positive("scale", scale)
-    zz = np.asarray(z, dtype=complex)
+    zz = _checks.complex_array("z", z)
     u, r = _mp_parts(zz, c, s)
     return (u - 1 + c - r) / (2 * c * u) / s
 
@@ -44,7 +44,7 @@ def mp_stieltjes_derivative(z: ArrayLike, ratio: float, scale: float = 1.0) -> n
     """Derivative ``G'(z)`` of :func:`mp_stieltjes` (closed form)."""
     c = _checks.positive("ratio", ratio)
     s = _checks.positive("scale", scale)
-    zz = np.asarray(z, dtype=complex)
+    zz = _checks.complex_array("z", z)
     u, r = _mp_parts(zz, c, s)
     dr = (u - 1 - c) / r
     dG = ((1 - dr) * u - (u - 1 + c - r)) / (2 * c * u**2)
@@ -55,7 +55,7 @@ def mp_density(x: ArrayLike, ratio: float, scale: float = 1.0) -> np.ndarray:
     """Continuous density of ``scale * MP_ratio``: ``sqrt((b - u)(u - a)) / (2 pi c u) / s``."""
     c = _checks.positive("ratio", ratio)
     s = _checks.positive("scale", scale)
-    u = np.asarray(x, dtype=float) / s
+    u = _checks.real_array("x", x) / s
     a, b = (1 - np.sqrt(c)) ** 2, (1 + np.sqrt(c)) ** 2
     inside = (u > a) & (u < b)
     out = np.zeros_like(u)
@@ -91,35 +91,6 @@ def _bulk_params(delta: float, gamma: float, kappa: float = 1.0) -> tuple[float,
             _checks.positive("kappa", kappa))
 
 
-def _real_array(name: str, x: ArrayLike, allow_inf: bool = True) -> np.ndarray:
-    """``x`` as a float array; TypeError for non-numeric input, ValueError for NaN."""
-    try:
-        arr = np.asarray(x)
-    except Exception as exc:  # pragma: no cover - exotic inputs
-        raise TypeError(f"{name} must be an array of real numbers") from exc
-    if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must be an array of real numbers, got dtype {arr.dtype}")
-    arr = arr.astype(float)
-    if np.isnan(arr).any():
-        raise ValueError(f"{name} must not contain NaN")
-    if not allow_inf and np.isinf(arr).any():
-        raise ValueError(f"{name} must contain only finite numbers")
-    return arr
-
-
-def _complex_array(name: str, z: ArrayLike) -> np.ndarray:
-    try:
-        arr = np.asarray(z)
-    except Exception as exc:  # pragma: no cover
-        raise TypeError(f"{name} must be an array of complex numbers") from exc
-    if arr.dtype.kind == "b" or arr.dtype.kind not in "iufc":
-        raise TypeError(f"{name} must be an array of real or complex numbers, got dtype {arr.dtype}")
-    arr = arr.astype(complex)
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must contain only finite numbers (no NaN or inf)")
-    return arr
-
-
 def _critical_u(delta: float, gamma: float) -> tuple[float, float]:
     """``(u_right, u_left)``: roots of ``u^3 - b u - 2 delta gamma`` giving the two edges.
 
@@ -147,8 +118,8 @@ def bulk_inverse_map(psi: ArrayLike, delta: float, gamma: float, kappa: float = 
     inverse of this map. ``psi`` must be non-zero.
     """
     delta, gamma, kappa = _bulk_params(delta, gamma, kappa)
-    p = np.asarray(psi, dtype=float)
-    if np.any(~np.isfinite(p)) or np.any(p == 0):
+    p = _checks.real_array("psi", psi, allow_inf=False)
+    if np.any(p == 0):
         raise ValueError("psi must be finite and non-zero")
     return kappa * _f_of_u(1.0 / p, delta, gamma)
 
@@ -448,7 +419,7 @@ def bulk_stieltjes(z: ArrayLike, delta: float, gamma: float, kappa: float = 1.0)
     numpy.ndarray of complex, same shape as ``z``.
     """
     delta, gamma, kappa = _bulk_params(delta, gamma, kappa)
-    zz = _complex_array("z", z)
+    zz = _checks.complex_array("z", z)
     if delta == 0.0 and gamma == 0.0:
         with np.errstate(divide="ignore"):
             return np.where(zz == kappa, np.inf + 0j, 1.0 / np.where(zz == kappa, 1.0, zz - kappa))
@@ -494,7 +465,7 @@ def bulk_density(x: ArrayLike, delta: float, gamma: float, kappa: float = 1.0) -
     numpy.ndarray of float, same shape as ``x``.
     """
     delta, gamma, kappa = _bulk_params(delta, gamma, kappa)
-    xx = _real_array("x", x)
+    xx = _checks.real_array("x", x)
     if delta == 0.0 and gamma == 0.0:
         return np.zeros_like(xx)
     if delta == 0.0 or gamma == 0.0:
@@ -652,7 +623,7 @@ class BulkLaw:
     def cdf(self, x: ArrayLike) -> np.ndarray:
         """Distribution function including the atom: ``0`` for ``x < 0``, ``atom`` at ``0``,
         ``atom + int_left^x pdf`` on the support, ``1`` from the right edge on."""
-        xx = _real_array("x", x)
+        xx = _checks.real_array("x", x)
         if self._point_mass:
             return (xx >= self.kappa).astype(float)
         out = np.where(xx >= 0.0, self.atom, 0.0)
@@ -668,7 +639,7 @@ class BulkLaw:
         ``q <= atom`` gives ``0`` when there is an atom; ``ppf(0)`` is the left end of the
         support, ``ppf(1)`` the right edge.
         """
-        qq = _real_array("q", q)
+        qq = _checks.real_array("q", q)
         if np.any((qq < 0) | (qq > 1)):
             raise ValueError("q must lie in [0, 1]")
         if self._point_mass:

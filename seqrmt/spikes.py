@@ -52,12 +52,7 @@ __all__ = [
 
 
 def _array(name: str, value: ArrayLike, *, positive: bool = False) -> np.ndarray:
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a real number or array of real numbers") from exc
-    if arr.dtype == bool or not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite real number(s)")
+    arr = _checks.real_array(name, value, allow_inf=False)
     if positive and np.any(arr <= 0):
         raise ValueError(f"{name} must be > 0")
     if np.any(arr < 0):
@@ -88,13 +83,21 @@ class SpikeCurve:
 
 
 def _phi_parts(theta, delta, gamma, kappa):
-    """lambda_pop, eta_pop, phi(l), phi'(l) where the population outlier exists."""
-    lam = theta + kappa * theta / (theta - delta * kappa)
-    eta_pop = 1.0 - delta * kappa**2 / (theta - delta * kappa) ** 2
-    A = lam**2 / (theta**2 * eta_pop) - 2.0 * lam / theta + 1.0   # int t^2/(l-t)^2 dH
-    phi = lam * (1.0 + gamma * (lam / theta - 1.0))
+    """lambda_pop, eta_pop, phi(l), phi'(l) where the population outlier exists.
+
+    Written in ``s = theta - delta kappa > 0`` to avoid cancellation:
+    ``lambda = theta + kappa theta / s``, ``eta_pop = 1 - delta kappa^2 / s^2``,
+    ``l G(l) - 1 = kappa / s`` and
+    ``A(l) = int t^2 / (l - t)^2 dH = kappa^2 ((1 + delta) s + 2 delta kappa) / (s (s^2 - delta kappa^2))``.
+    """
+    s = theta - delta * kappa
+    with np.errstate(over="ignore"):
+        lam = theta + kappa * theta / s
+        eta_pop = 1.0 - delta * kappa**2 / s**2
+        A = kappa**2 * ((1.0 + delta) * s + 2.0 * delta * kappa) / (s * (s**2 - delta * kappa**2))
+    phi = lam * (1.0 + gamma * kappa / s)
     dphi = 1.0 - gamma * A
-    return lam, eta_pop, phi, dphi
+    return lam, eta_pop, phi, dphi, A
 
 
 def spike_curve(theta: ArrayLike, delta: ArrayLike, gamma: ArrayLike,
@@ -119,7 +122,7 @@ def spike_curve(theta: ArrayLike, delta: ArrayLike, gamma: ArrayLike,
     pop_edge = kappa * (1 + np.sqrt(delta)) ** 2
     pop = theta > kappa * (delta + np.sqrt(delta))
     th = np.where(pop, theta, kappa * (delta + np.sqrt(delta)) * 2 + 1.0)   # safe dummy
-    lam, eta_pop, phi, dphi = _phi_parts(th, delta, gamma, kappa)
+    lam, eta_pop, phi, dphi, _ = _phi_parts(th, delta, gamma, kappa)
     samp = pop & (dphi > 0)
     edge = _sample_edge(delta, gamma, kappa)
     return SpikeCurve(
@@ -146,17 +149,18 @@ def sample_threshold(delta: float, gamma: float, kappa: float = 1.0) -> float:
     delta = _checks.positive("delta", delta)
     gamma = _checks.nonnegative("gamma", gamma)
     kappa = _checks.positive("kappa", kappa)
-    t0 = kappa * (delta + np.sqrt(delta))
-    if gamma == 0:
-        return t0
+    # phi' depends on theta / kappa only: solve at kappa = 1, then scale.
+    t0 = delta + np.sqrt(delta)
 
     def f(theta):
-        return _phi_parts(theta, delta, gamma, kappa)[3]
+        return _phi_parts(theta, delta, gamma, 1.0)[3]
 
-    lo, hi = t0 * (1 + 1e-12) + 1e-300, 2 * t0 + kappa
+    lo, hi = t0 * (1 + 1e-12), 2 * t0 + 1.0
+    if gamma == 0 or f(lo) >= 0:
+        return kappa * t0
     while f(hi) <= 0:
         hi *= 2
-    return float(brentq(f, lo, hi, xtol=1e-14 * hi, rtol=1e-13))
+    return kappa * float(brentq(f, lo, hi, xtol=1e-14 * hi, rtol=1e-13))
 
 
 def _sample_edge(delta, gamma, kappa):
@@ -257,6 +261,8 @@ def predict(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, beta: float,
     delta = _checks.positive("delta", delta)
     gamma = _checks.nonnegative("gamma", gamma)
     beta = _checks.nonnegative("beta", beta)
+    centered = _checks.flag("centered", centered)
+    finite_table = _checks.flag("finite_table", finite_table)
     R = _checks.correlation(R)
     w = _checks.weights(w, T=R.shape[0])
     k, a, s = _kappa(w), _alpha(w, R), _sigma_w(w)
@@ -299,6 +305,9 @@ def critical_beta(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, *,
     even at ``beta = 0``, created by the class-mean noise alone.
     """
     stage = _stage(stage)
+    delta = _checks.positive("delta", delta)
+    gamma = _checks.nonnegative("gamma", gamma)
+    finite_table = _checks.flag("finite_table", finite_table)
     R = _checks.correlation(R)
     w = _checks.weights(w, T=R.shape[0])
     k, a = _kappa(w), _alpha(w, R)
@@ -318,15 +327,15 @@ def critical_gamma(delta: float, w: ArrayLike, R: ArrayLike, beta: float, *,
     """
     delta = _checks.positive("delta", delta)
     beta = _checks.nonnegative("beta", beta)
+    finite_table = _checks.flag("finite_table", finite_table)
     R = _checks.correlation(R)
     w = _checks.weights(w, T=R.shape[0])
     k, a = _kappa(w), _alpha(w, R)
     theta = a * (beta + delta) if finite_table else a * beta
     if theta <= population_threshold(delta, k):
         return 0.0
-    lam, eta_pop, _, _ = _phi_parts(theta, delta, 0.0, k)
-    A = lam**2 / (theta**2 * eta_pop) - 2.0 * lam / theta + 1.0
-    return float(1.0 / A)
+    A = _phi_parts(theta, delta, 0.0, k)[4]
+    return float(1.0 / A) if A > 0 else float("inf")
 
 
 def critical_N(d: int, V: int, w: ArrayLike, R: ArrayLike, beta: float, *,
@@ -353,6 +362,7 @@ def critical_delta(gamma: float, w: ArrayLike, R: ArrayLike, beta: float, *,
     stage = _stage(stage)
     gamma = _checks.nonnegative("gamma", gamma)
     beta = _checks.nonnegative("beta", beta)
+    finite_table = _checks.flag("finite_table", finite_table)
     R = _checks.correlation(R)
     w = _checks.weights(w, T=R.shape[0])
     lo, hi = (_checks.positive("delta_range", v) for v in delta_range)

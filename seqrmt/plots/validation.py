@@ -1,2 +1,386 @@
-"""Figures for the validation chapter."""
-__all__: list[str] = []
+"""Figures for the chapter "How exact is the theory?".
+
+The table-driven figures read the precomputed tables of :mod:`seqrmt.validation`
+(``load_atlas``, ``load_finite_size``) unless ``rows`` is given; the simulation-driven
+figures (:func:`validation_transition`, :func:`validation_bulk_histogram`) run small
+simulations with the same draws as :func:`seqrmt.simulate`.
+"""
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.lines import Line2D
+
+from .. import _checks
+from .. import validation as _v
+from ..spectrum import BulkLaw
+from ..spikes import critical_beta, predict, spike_curve
+from ._style import (IDEAL_COLOR, MEAN_SPIKE_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS,
+                     figure, finish)
+
+__all__ = ["validation_atlas", "validation_ideal", "validation_mean_spike",
+           "validation_scaling", "validation_bulk_T", "validation_bulk_histogram",
+           "validation_transition"]
+
+_REGIME_MARKERS = {"low": "v", "mid": "o", "high": "^"}
+_BAD_COLOR = "#D62728"
+
+
+def _atlas_rows(rows):
+    if rows is None:
+        rows = _v.load_atlas()[0]
+    rows = list(rows)
+    if not rows:
+        raise ValueError("rows must not be empty")
+    return rows
+
+
+def _fs_rows(rows):
+    if rows is None:
+        rows = _v.load_finite_size()[0]
+    rows = list(rows)
+    if not rows:
+        raise ValueError("rows must not be empty")
+    return rows
+
+
+def _choice(name, value, allowed):
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {sorted(allowed, key=str)}, got {value!r}")
+    return value
+
+
+def validation_atlas(*, delta: float = 0.5, gamma: float = 0.25, rows=None,
+                     eigenvalue: str = "lambda_signal", overlap: str = "overlap_signal"):
+    """Theory against simulation for every cell of the atlas at one ``(delta, gamma)``.
+
+    Left: relative error ``(mean - predicted) / predicted`` of an eigenvalue (default the
+    signal eigenvalue: the outlier of Theorems 2-3, or the bulk edge of Theorem 1 when
+    no outlier is predicted), with ``t * sem`` error bars and the +-3 % band; right: the
+    error of a squared cosine (Theorem 4) with the +-0.05 band.  One group per
+    ``(R, weights)``; marker shape gives the regime of ``beta`` (below / between /
+    above the transitions), filled markers the centered ``S``, open ones the uncentered
+    ``S``; a red ring marks a cell whose status is ``disagree``.
+    """
+    rows = _atlas_rows(rows)
+    deltas = sorted({r["delta_nominal"] for r in rows})
+    gammas = sorted({r["gamma_nominal"] for r in rows})
+    _choice("delta", delta, deltas)
+    _choice("gamma", gamma, gammas)
+    _choice("eigenvalue", eigenvalue, {"lambda_1", "lambda_2", "lambda_signal", "lambda_mean"})
+    _choice("overlap", overlap, {"overlap_signal", "overlap_mean"})
+    sel = [r for r in rows if r["delta_nominal"] == delta and r["gamma_nominal"] == gamma]
+    Rs = [x for x in ("prefix", "markov", "copula") if any(r["R"] == x for r in sel)]
+    Ws = [x for x in ("mean", "causal", "optimal") if any(r["weights"] == x for r in sel)]
+    fig, axes = figure(2, 1, width=9.0, height=3.8)
+    tol = _v.Tolerance()
+    for ax, q in zip(axes, (eigenvalue, overlap)):
+        is_eig = q.startswith("lambda")
+        pts = []   # (x, y, sem, weights, regime, centered, status)
+        ticks, labels = [], []
+        k = 0
+        for Rn in Rs:
+            for wn in Ws:
+                grp = [r for r in sel if r["R"] == Rn and r["weights"] == wn and r["quantity"] == q]
+                grp.sort(key=lambda r: (("low", "mid", "high").index(r["regime"]), not r["centered"]))
+                xs = k + np.linspace(-0.35, 0.35, max(len(grp), 1))
+                for x, r in zip(xs, grp):
+                    scale = abs(r["predicted"]) if is_eig and r["predicted"] else 1.0
+                    pts.append((x, (r["empirical"] - r["predicted"]) / scale, r["sem"] / scale,
+                                wn, r["regime"], bool(r["centered"]), r["status"]))
+                ticks.append(k)
+                labels.append(f"{Rn}\n{wn}")
+                k += 1
+        if pts:
+            x, y, e = (np.array([p[i] for p in pts], dtype=float) for i in range(3))
+            ax.vlines(x, y - e, y + e, color="0.35", lw=0.8, zorder=2)
+            bad = np.array([p[6] != "agree" for p in pts])
+            ax.scatter(x[bad], y[bad], s=150, facecolors="none", edgecolors=_BAD_COLOR, linewidths=1.5, zorder=1)
+            for wn in Ws:
+                for reg, m in _REGIME_MARKERS.items():
+                    for cen in (True, False):
+                        sel_i = [i for i, p in enumerate(pts) if p[3] == wn and p[4] == reg and p[5] == cen]
+                        if sel_i:
+                            col = WEIGHT_COLORS[wn]
+                            ax.scatter(x[sel_i], y[sel_i], s=30, marker=m, c=col if cen else "white",
+                                       edgecolors=col, linewidths=1.0, zorder=3)
+        band = tol.eig_rtol if is_eig else tol.overlap_atol
+        ax.axhspan(-band, band, color="0.88", zorder=0)
+        ax.axhline(0, color=THEORY_COLOR, lw=0.8)
+        ax.set_xticks(ticks)
+        ax.set_xticklabels(labels, fontsize="x-small")
+        ax.set_xlim(-0.6, k - 0.4)
+        name = {"lambda_signal": r"\lambda_{\rm signal}", "lambda_1": r"\lambda_1",
+                "lambda_2": r"\lambda_2", "lambda_mean": r"\lambda_{\rm mean}",
+                "overlap_signal": r"|\hat u^\top u|^2", "overlap_mean": r"|\hat u^\top \bar z|^2"}[q]
+        ylabel = (rf"$({name}^{{\rm sim}} - {name}^{{\rm th}}) / {name}^{{\rm th}}$" if is_eig
+                  else rf"${name}$: sim $-$ theory")
+        finish(ax, ylabel=ylabel, legend=False)
+    handles = [Line2D([], [], ls="", marker=m, color="0.3", label=f"beta {k}") for k, m in _REGIME_MARKERS.items()]
+    handles += [Line2D([], [], ls="", marker="o", color="0.3", mfc="white", label="uncentered"),
+                Line2D([], [], ls="", marker="o", ms=11, mfc="none", mec=_BAD_COLOR, label="disagree")]
+    axes[1].legend(handles=handles, fontsize="x-small", frameon=False, loc="best", ncol=2)
+    fig.suptitle(rf"atlas at $\delta = {delta:g}$, $\gamma = {gamma:g}$, $d = {sel[0]['d']}$ "
+                 rf"({sel[0]['n']} seeds, bars $\pm$ 1 s.e.m.); grey: absolute tolerance", fontsize="medium")
+    return fig
+
+
+def validation_ideal(*, rows=None, centered: bool = True):
+    """Exact finite-table prediction (Theorems 2-4 with the class-mean noise) against the
+    idealized one (``theta = alpha beta``), both against simulation, over the whole atlas.
+
+    Left: simulated signal eigenvalue against each prediction; right: the same for the
+    squared cosine with ``mu``.  Points on the diagonal are exact predictions.
+    """
+    rows = _atlas_rows(rows)
+    if not isinstance(centered, (bool, np.bool_)):
+        raise ValueError(f"centered must be True or False, got {centered!r}")
+    fig, axes = figure(2, 1, width=8.4, height=3.8)
+    for ax, q, lab in zip(axes, ("lambda_signal", "overlap_signal"),
+                          (r"signal eigenvalue $\lambda$", r"squared cosine $|\hat u^\top u|^2$")):
+        sel = [r for r in rows if r["quantity"] == q and r["centered"] == centered]
+        emp = np.array([r["empirical"] for r in sel])
+        ex = np.array([r["predicted"] for r in sel])
+        idl = np.array([r["predicted_ideal"] for r in sel])
+        ax.plot(idl, emp, "s", ms=4, color=IDEAL_COLOR, alpha=0.7, label=r"idealized ($\theta=\alpha\beta$)")
+        ax.plot(ex, emp, "o", ms=4, color=THEORY_COLOR, alpha=0.8, label=r"exact ($\theta=\alpha(\beta+\delta)$)")
+        hi = max(emp.max(), ex.max(), idl.max()) * 1.05
+        lo = 0.0 if q.startswith("overlap") else min(emp.min(), ex.min(), idl.min()) * 0.95
+        ax.plot([lo, hi], [lo, hi], color="0.5", lw=0.8, ls="--")
+        ax.set_xlim(lo, hi)
+        ax.set_ylim(lo, hi)
+        finish(ax, xlabel=f"predicted {lab}", ylabel=f"simulated {lab}")
+    fig.suptitle(f"every {'centered' if centered else 'uncentered'} cell of the atlas: "
+                 "which prediction does the simulation follow?", fontsize="medium")
+    return fig
+
+
+def validation_mean_spike(*, rows=None):
+    """The vocabulary-mean outlier of the uncentered ``S`` (strength ``sigma_w^2 delta``).
+
+    Left: simulated against predicted location, with the limit prediction (filled) and
+    the one using the realized ``||zbar||^2`` of each table (open).  Right: predicted
+    signal eigenvalue against predicted mean outlier for every uncentered cell; above the
+    diagonal the top eigenvector of the uncentered ``S`` is the vocabulary mean, not the
+    signal.  Centering removes the mean outlier (the centered cells have none).
+    """
+    rows = _atlas_rows(rows)
+    sel = [r for r in rows if r["quantity"] == "lambda_mean" and not r["centered"]]
+    if not sel:
+        raise ValueError("rows contain no uncentered lambda_mean row")
+    fig, axes = figure(2, 1, width=8.4, height=3.8)
+    ax = axes[0]
+    for wn, col in WEIGHT_COLORS.items():
+        s = [r for r in sel if r["weights"] == wn]
+        if not s:
+            continue
+        ax.plot([r["predicted"] for r in s], [r["empirical"] for r in s], "o", color=col, ms=4,
+                label=f"{wn}: limit")
+        ax.plot([r["predicted_realized"] for r in s], [r["empirical"] for r in s], "o", color=col,
+                mfc="white", ms=4, label=f"{wn}: realized table")
+    v = np.array([r["empirical"] for r in sel] + [r["predicted"] for r in sel])
+    ax.plot([v.min() * 0.95, v.max() * 1.05], [v.min() * 0.95, v.max() * 1.05], "--", color="0.5", lw=0.8)
+    finish(ax, xlabel=r"predicted mean outlier", ylabel=r"simulated mean outlier")
+    ax.legend(fontsize="x-small", frameon=False, ncol=1)
+    ax = axes[1]
+    for wn, col in WEIGHT_COLORS.items():
+        s = [r for r in sel if r["weights"] == wn]
+        if s:
+            ax.plot([r["signal_outlier"] if np.isfinite(r["signal_outlier"]) else r["bulk_edge"] for r in s],
+                    [r["predicted"] for r in s], "o", color=col, ms=4, label=wn)
+    ax.plot([0, v.max() * 1.1], [0, v.max() * 1.1], "--", color=MEAN_SPIKE_COLOR, lw=0.8)
+    ax.set_xlim(0, None)
+    ax.set_ylim(0, None)
+    ax.text(0.05, 0.92, "top eigenvector = vocabulary mean", transform=ax.transAxes, fontsize="x-small",
+            color=MEAN_SPIKE_COLOR)
+    finish(ax, xlabel="predicted signal eigenvalue (or bulk edge)", ylabel="predicted mean outlier")
+    return fig
+
+
+def validation_scaling(*, rows=None, quantity: str = "lambda_signal"):
+    """Finite-size scaling: error and spread against ``d`` on log-log axes.
+
+    Left: root-mean-square error over seeds of ``quantity`` relative to its prediction,
+    with the fitted log-log slope in the legend (Gaussian spike fluctuations give
+    ``-1/2``); right: seed-to-seed standard deviation with ``d^(-1/2)`` and
+    ``d^(-2/3)`` (Tracy-Widom edge) reference slopes.
+    """
+    rows = [r for r in _fs_rows(rows) if r.get("study") == "scaling"]
+    qs = {r["quantity"] for r in rows}
+    _choice("quantity", quantity, qs)
+    sel = [r for r in rows if r["quantity"] == quantity]
+    settings = list(dict.fromkeys(r["setting"] for r in sel))
+    rates = _v.scaling_rates(sel, "rmse")
+    srates = _v.scaling_rates(sel, "std")
+    fig, axes = figure(2, 1, width=9.0, height=3.8)
+    cols = ["#4C72B0", "#55A868", "#DD8452", "#8172B3", "#937860", "#C44E52"]
+    for i, name in enumerate(settings):
+        s = sorted((r for r in sel if r["setting"] == name), key=lambda r: r["d"])
+        ds = np.array([r["d"] for r in s])
+        scale = np.array([abs(r["predicted"]) if quantity.startswith("lambda") and r["predicted"] else 1.0
+                          for r in s])
+        col = cols[i % len(cols)]
+        axes[0].loglog(ds, [r["rmse"] for r in s] / scale, "o-", color=col,
+                       label=f"{name} (slope {rates.get((name, quantity), np.nan):+.2f})")
+        axes[1].loglog(ds, [r["std"] for r in s] / scale, "o-", color=col,
+                       label=f"{name} (slope {srates.get((name, quantity), np.nan):+.2f})")
+    allds = np.array(sorted({r["d"] for r in sel}), dtype=float)
+    ref = np.array([r["std"] / (abs(r["predicted"]) if quantity.startswith("lambda") and r["predicted"] else 1.0)
+                    for r in sel if r["d"] == allds[0]])
+    y0 = float(np.median(ref)) if ref.size else 1e-2
+    axes[1].loglog(allds, y0 * (allds / allds[0]) ** -0.5, ":", color="0.4", label=r"$d^{-1/2}$")
+    axes[1].loglog(allds, y0 * (allds / allds[0]) ** (-2 / 3), "--", color="0.6", label=r"$d^{-2/3}$")
+    for ax in axes:
+        ax.set_xticks(allds)
+        ax.set_xticklabels([f"{int(x)}" for x in allds])
+        ax.minorticks_off()
+    rel = " (relative)" if quantity.startswith("lambda") else ""
+    finish(axes[0], xlabel="$d$", ylabel=f"RMSE of {quantity}{rel}")
+    finish(axes[1], xlabel="$d$", ylabel=f"std over seeds of {quantity}{rel}")
+    for ax in axes:
+        ax.legend(fontsize="xx-small", frameon=False)
+    return fig
+
+
+def validation_bulk_T(*, rows=None):
+    """Kolmogorov distance between the empirical bulk and ``kappa (MP_delta boxtimes MP_gamma)``
+    (Theorem 1) as a function of the sequence length ``T`` (left, one line per ``d``) and
+    of ``d`` (right, one line per ``T``): it shrinks with ``d`` when the law is right and
+    stays put when it is not (``T = 1``: classical Poisson token counts)."""
+    rows = [r for r in _fs_rows(rows) if r.get("study") == "bulk_T"]
+    if not rows:
+        raise ValueError("rows contain no bulk_T study")
+    fig, axes = figure(2, 1, width=8.4, height=3.6)
+    ds = sorted({r["d"] for r in rows})
+    Ts = sorted({r["T"] for r in rows})
+    greys = np.linspace(0.65, 0.1, len(ds))
+    for g, d in zip(greys, ds):
+        s = sorted((r for r in rows if r["d"] == d), key=lambda r: r["T"])
+        axes[0].errorbar([r["T"] for r in s], [r["empirical"] for r in s], yerr=[r["sem"] for r in s],
+                         fmt="o-", color=str(g), label=f"$d = {d}$")
+    axes[0].set_xscale("log", base=2)
+    axes[0].set_yscale("log")
+    axes[0].set_xticks(Ts)
+    axes[0].set_xticklabels([str(t) for t in Ts])
+    finish(axes[0], xlabel="sequence length $T$", ylabel=r"Kolmogorov distance $D$")
+    cmap = ["#C44E52", "#DD8452", "#4C72B0", "#55A868", "#8172B3", "#937860"]
+    for i, T in enumerate(Ts):
+        s = sorted((r for r in rows if r["T"] == T), key=lambda r: r["d"])
+        axes[1].loglog([r["d"] for r in s], [r["empirical"] for r in s], "o-", color=cmap[i % len(cmap)],
+                       label=f"$T = {T}$")
+    dd = np.array(ds, dtype=float)
+    y0 = min(r["empirical"] for r in rows if r["d"] == ds[0])
+    axes[1].loglog(dd, y0 * dd[0] / dd, ":", color="0.4", label=r"$\propto 1/d$")
+    axes[1].set_xticks(dd)
+    axes[1].set_xticklabels([f"{int(x)}" for x in dd])
+    axes[1].minorticks_off()
+    finish(axes[1], xlabel="$d$", ylabel=r"Kolmogorov distance $D$")
+    axes[1].legend(fontsize="x-small", frameon=False, ncol=2)
+    r0 = rows[0]
+    fig.suptitle(rf"bulk law vs $T$ (mean pooling, $R = I$, $\beta = 0$, $\delta = {r0['delta']:.2g}$, "
+                 rf"$\gamma = {r0['gamma']:.2g}$)", fontsize="medium")
+    return fig
+
+
+def validation_bulk_histogram(*, T: int = 1, d: int = 400, delta: float = 0.5, gamma: float = 0.5,
+                              seed: int = 0):
+    """Simulated spectrum (mean pooling over ``T`` independent positions, ``beta = 0``,
+    centered ``S``) against the bulk law ``kappa (MP_delta boxtimes MP_gamma)`` of Theorem 1:
+    density (left) and distribution function (right), with the Kolmogorov distance."""
+    T = _checks.integer("T", T)
+    d = _checks.integer("d", d, minimum=20)
+    delta = _checks.positive("delta", delta)
+    gamma = _checks.positive("gamma", gamma)
+    seed = _checks.integer("seed", seed, minimum=0)
+    V, N = _v._ratios(d, delta, gamma)
+    w = np.full(T, 1.0 / T)
+    (_, _, _, lam, _, _), = _v._spectra(d, V, N, np.eye(T), {"m": w}, {"m": [0.0]}, [True], seed, n_top=1)
+    law = BulkLaw(d / V, d / N, 1.0 / T)
+    D = _v.kolmogorov_distance(lam, law)
+    left, right = law.support()
+    xmax = max(right, lam[0]) * 1.08
+    fig, axes = figure(2, 1, width=8.4, height=3.4)
+    keep = lam > 1e-9 * lam[0]
+    bins = np.linspace(0, xmax, 50)
+    axes[0].hist(lam[keep], bins=bins, weights=np.full(keep.sum(), 1.0 / d / (bins[1] - bins[0])),
+                 color=SIM_COLOR, alpha=0.6, label=f"simulation, $d={d}$")
+    x = np.linspace(max(left, 1e-9), right, 400)
+    axes[0].plot(x, law.pdf(x), color=THEORY_COLOR, lw=1.5, label=r"$\kappa\,(MP_\delta \boxtimes MP_\gamma)$")
+    axes[0].set_xlim(0, xmax)
+    finish(axes[0], xlabel=r"$\lambda$", ylabel="density", title=f"$T = {T}$")
+    xs = np.sort(np.where(keep, lam, 0.0))
+    axes[1].step(xs, np.arange(1, d + 1) / d, where="post", color=SIM_COLOR, lw=1.5, label="empirical")
+    xg = np.linspace(0, xmax, 400)
+    axes[1].plot(xg, law.cdf(xg), color=THEORY_COLOR, lw=1.0, ls="--", label="bulk law")
+    axes[1].set_xlim(0, xmax)
+    finish(axes[1], xlabel=r"$\lambda$", ylabel="distribution function",
+           title=f"Kolmogorov distance $D = {D:.3f}$")
+    return fig
+
+
+def validation_transition(*, R: str = "prefix", weights: str = "mean", delta: float = 0.5,
+                          gamma: float = 0.25, d: int = 400, seeds: int = 2, n_beta: int = 8,
+                          beta_max: float | None = None):
+    """Across the transitions: squared cosine with ``mu`` and top eigenvalue against ``beta``.
+
+    Curves: exact finite-table theory (Theorems 2-4 with ``theta = alpha (beta + delta)``
+    and the alignment factor ``beta / (beta + delta)``) and the idealized statement;
+    points: simulation (mean and spread over ``seeds``); vertical lines: critical betas
+    (:func:`seqrmt.critical_beta`, sample stage solid, population stage dotted).
+    """
+    _choice("R", R, {"prefix", "markov", "copula"})
+    _choice("weights", weights, {"mean", "causal", "optimal"})
+    d = _checks.integer("d", d, minimum=20)
+    seeds = _checks.integer("seeds", seeds)
+    n_beta = _checks.integer("n_beta", n_beta, minimum=2)
+    Rm = _v.atlas_correlation(R)
+    w = _v.atlas_weights(weights, Rm)
+    V, N = _v._ratios(d, delta, gamma)
+    dl, gm = d / V, d / N
+    bs = critical_beta(dl, gm, w, Rm)
+    bsi = critical_beta(dl, gm, w, Rm, finite_table=False)
+    bp = critical_beta(dl, gm, w, Rm, stage="population")
+    bmax = beta_max if beta_max is not None else 2.5 * max(bs, bsi)
+    bmax = _checks.positive("beta_max", bmax)
+    fine = np.linspace(0.0, bmax, 200)
+    k = float(w @ w)
+    a = float(w @ Rm @ w)
+    ex = spike_curve(a * (fine + dl), dl, gm, k)
+    idl = spike_curve(a * fine, dl, gm, k)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        frac = np.where(fine + dl > 0, fine / (fine + dl), 0.0)
+    betas = np.linspace(bmax / n_beta, bmax, n_beta)
+    lam1 = np.zeros((seeds, n_beta))
+    ov = np.zeros((seeds, n_beta))
+    for s in range(seeds):
+        for _, b, _, lam, U, info in _v._spectra(d, V, N, Rm, {"w": w}, {"w": list(betas)}, [True], s):
+            i = int(np.argmin(np.abs(betas - b)))
+            pv = _v._predicted(predict(dl, gm, w, Rm, b), "limit")
+            e = _v._empirical(lam, U, b, info, pv, _NoLaw())
+            lam1[s, i] = e["lambda_signal"]
+            ov[s, i] = e["overlap_signal"]
+    fig, axes = figure(2, 1, width=9.0, height=3.6)
+    axes[0].plot(fine, ex.overlap * frac, color=THEORY_COLOR, label="exact theory")
+    axes[0].plot(fine, idl.overlap, color=IDEAL_COLOR, ls="--", label="idealized theory")
+    axes[0].errorbar(betas, ov.mean(0), yerr=ov.std(0), fmt="o", color=SIM_COLOR, ms=5,
+                     label=f"simulation ($d={d}$, {seeds} seeds)")
+    axes[1].plot(fine, ex.sample_location, color=THEORY_COLOR, label="exact theory")
+    axes[1].plot(fine, idl.sample_location, color=IDEAL_COLOR, ls="--", label="idealized theory")
+    axes[1].errorbar(betas, lam1.mean(0), yerr=lam1.std(0), fmt="o", color=SIM_COLOR, ms=5, label="simulation")
+    for ax in axes:
+        ax.axvline(bs, color=THEORY_COLOR, lw=0.8)
+        ax.axvline(bsi, color=IDEAL_COLOR, lw=0.8)
+        if bp > 0:
+            ax.axvline(bp, color=THEORY_COLOR, lw=0.8, ls=":")
+    finish(axes[0], xlabel=r"$\beta = \|\mu\|^2$", ylabel=r"$|\hat u^\top u|^2$",
+           title=rf"{R}, {weights} weights: $\beta_c$ = {bs:.2f} (exact), {bsi:.2f} (idealized)")
+    finish(axes[1], xlabel=r"$\beta = \|\mu\|^2$", ylabel=r"signal eigenvalue $\lambda$",
+           title=rf"$\delta = {dl:.2g}$, $\gamma = {gm:.2g}$, centered $S$")
+    return fig
+
+
+class _NoLaw:
+    """Stand-in bulk law (the Kolmogorov distance is not drawn by validation_transition)."""
+
+    @staticmethod
+    def cdf(x):
+        return np.zeros_like(np.asarray(x, dtype=float))

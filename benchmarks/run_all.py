@@ -1,0 +1,117 @@
+"""Run every benchmark and print one summary table with pass/fail against the bars.
+
+Usage::
+
+    python benchmarks/run_all.py [--repeat 3]
+
+Each benchmark runs in its own Python process (``bench_bulk.py``, ``bench_simulate.py``,
+``bench_widgets.py``, all in this folder); their full reports are printed first, then
+the summary.  Exit status 1 if a bar is missed.
+
+Bars
+----
+* bulk (``bench_bulk.py``): the vectorized closed-form ``sr.bulk_density`` on 10,000
+  points at least 10x faster than solving the cubic point by point with ``numpy.roots``
+  and equal to it within 1e-8 (relative); ``BulkLaw`` construction + cdf on 10,000
+  points under 100 ms.  (``bench_bulk.py`` states no bar; these are the ones assumed
+  here, edit ``BULK_BARS`` to change them.)
+* simulate (``bench_simulate.py``): ``sr.simulate(d=1000, V=2000, N=4000, T=16)`` at most
+  1.5x the unavoidable linear algebra (``C @ C.T`` + one eigenvalue-only symmetric
+  eigendecomposition) measured in the same run.
+* widgets (``bench_widgets.py``): a theory-only figure update under 50 ms: the formula
+  part (``predict`` + ``bulk_density`` on 400 points + ``spike_curve``) and, reported
+  separately, the whole update including the PNG rendering.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+BULK_BARS = {"speedup_min": 10.0, "max_rel_diff": 1e-8, "construct_cdf_ms": 100.0}
+
+
+def _run(script: str, *args: str) -> tuple[str, int]:
+    proc = subprocess.run([sys.executable, str(HERE / script), *args], capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stderr)
+    return proc.stdout, proc.returncode
+
+
+def bulk_rows(out: str) -> list[tuple[str, str, str, bool]]:
+    """Parse the two tables of bench_bulk.py (lines starting with '(delta, gamma, kappa)')."""
+    speed, build = [], []
+    section = None
+    for line in out.splitlines():
+        if line.startswith("bulk_density on"):
+            section = "speed"
+        elif line.startswith("BulkLaw construction"):
+            section = "build"
+        m = re.match(r"^(\([^)]*\))\s+(.*)$", line)
+        if not m or m.group(1) == "(delta, gamma, kappa)" or section is None:
+            continue
+        nums = [float(v) for v in m.group(2).split()]
+        (speed if section == "speed" else build).append((m.group(1), nums))
+    rows = []
+    for name, (fast, slow, ratio, err) in speed:
+        ok = ratio >= BULK_BARS["speedup_min"] and err <= BULK_BARS["max_rel_diff"]
+        rows.append((f"bulk_density {name}: speedup vs np.roots (rel diff {err:.0e})",
+                     f"{ratio:.0f}x ({fast:.1f} ms)", f">= {BULK_BARS['speedup_min']:.0f}x", ok))
+    for name, (t_build, t_cdf, t_ppf, err) in build:
+        rows.append((f"BulkLaw{name} construct + cdf (10k pts)", f"{t_build:.1f} ms",
+                     f"< {BULK_BARS['construct_cdf_ms']:.0f} ms", t_build < BULK_BARS["construct_cdf_ms"]))
+    return rows
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3, help="repeats for bench_simulate (best of)")
+    args = ap.parse_args(argv)
+    rows: list[tuple[str, str, str, bool | None]] = []
+
+    out, rc = _run("bench_bulk.py")
+    print("=== bench_bulk.py\n" + out)
+    parsed = bulk_rows(out)
+    rows += parsed if (rc == 0 and parsed) else [("bench_bulk.py", "did not run", "-", False)]
+
+    out, rc = _run("bench_simulate.py", "--json", "--repeat", str(args.repeat))
+    if rc == 0:
+        sim = json.loads(out)
+        sys.path.insert(0, str(HERE))
+        from bench_simulate import report as sim_report
+        print("=== bench_simulate.py\n" + sim_report(sim) + "\n")
+        b = sim["baseline"]
+        rows.append((f"simulate d=1000 vs C C^T + eigh({b['best_driver']})",
+                     f"{sim['ratio']:.2f}x ({sim['simulate'] * 1e3:.0f} / {b['total'] * 1e3:.0f} ms)",
+                     f"<= {sim['bar']}x", sim["pass"]))
+    else:
+        rows.append(("bench_simulate.py", "did not run", "-", False))
+
+    out, rc = _run("bench_widgets.py", "--json")
+    if rc == 0:
+        wid = json.loads(out)
+        from bench_widgets import report as wid_report
+        print("=== bench_widgets.py\n" + wid_report(wid) + "\n")
+        rows.append(("widget update: formula part", f"{wid['compute_ms']:.1f} ms",
+                     f"< {wid['bar_ms']:.0f} ms", wid["compute_pass"]))
+        if wid["update_ms"] is not None:
+            rows.append(("widget update: formula + figure + PNG", f"{wid['update_ms']:.1f} ms",
+                         f"< {wid['bar_ms']:.0f} ms", wid["update_pass"]))
+    else:
+        rows.append(("bench_widgets.py", "did not run", "-", False))
+
+    w0 = max(len(r[0]) for r in rows)
+    w1 = max(len(r[1]) for r in rows)
+    print("=== summary")
+    print(f"{'benchmark':<{w0}}  {'measured':<{w1}}  {'bar':<10}  result")
+    for name, value, bar, ok in rows:
+        print(f"{name:<{w0}}  {value:<{w1}}  {bar:<10}  {'PASS' if ok else 'FAIL'}")
+    return 0 if all(r[3] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

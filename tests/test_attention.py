@@ -1,0 +1,195 @@
+"""Tests of seqrmt.attention: the scalars kappa, alpha, sigma_w, snr; mean, optimal and
+causal weights; finite-d causal attention."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import seqrmt as sr
+
+
+def harmonic(n):
+    """H_n = sum_{k <= n} 1/k (H_0 = 0)."""
+    return float(np.sum(1.0 / np.arange(1, n + 1)))
+
+
+# ---------------------------------------------------------------------------
+# scalars
+# ---------------------------------------------------------------------------
+
+
+def test_scalars_basic_values():
+    w = np.array([1.0, 2.0, -0.5])
+    R = sr.markov_correlation(3, 0.5)
+    assert sr.kappa(w) == pytest.approx(1 + 4 + 0.25)
+    assert sr.sigma_w(w) == pytest.approx(2.5)
+    assert sr.alpha(w, R) == pytest.approx(w @ R @ w)
+    assert sr.alpha(w, np.eye(3)) == pytest.approx(sr.kappa(w))        # independent positions
+    assert sr.snr(w, R, beta=2.0, delta=0.5) == pytest.approx((w @ R @ w) * 2.5 / 5.25)
+    assert sr.snr(w, R, beta=2.0) == pytest.approx((w @ R @ w) * 2.0 / 5.25)   # idealized rho
+
+
+def test_mean_weights():
+    w = sr.mean_weights(8)
+    np.testing.assert_allclose(w, 1 / 8)
+    assert sr.kappa(w) == pytest.approx(1 / 8) and sr.sigma_w(w) == pytest.approx(1.0)
+
+
+# ---------------------------------------------------------------------------
+# optimal weights (Theorem 5) and the prefix formulas
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("T, L", [(16, 4), (8, 1), (10, 10), (5, 2)])
+def test_prefix_ratio_formulas(T, L):
+    R = sr.prefix_correlation(T, L)
+    w_opt = sr.optimal_weights(R)
+    assert sr.alpha(w_opt, R) / sr.kappa(w_opt) == pytest.approx(L, rel=1e-10)
+    w_mean = sr.mean_weights(T)
+    assert sr.alpha(w_mean, R) / sr.kappa(w_mean) == pytest.approx((L**2 + T - L) / T, rel=1e-12)
+    if L > 1:
+        # the top eigenvector is uniform on the prefix and zero elsewhere; it sums to one
+        expected = np.r_[np.full(L, 1 / L), np.zeros(T - L)]
+        np.testing.assert_allclose(w_opt, expected, atol=1e-10)
+        assert sr.sigma_w(w_opt) == pytest.approx(1.0)
+
+
+def _random_R(kind, T, seed):
+    rng = np.random.default_rng(seed)
+    if kind == "prefix":
+        return sr.prefix_correlation(T, int(rng.integers(1, T + 1)))
+    if kind == "markov":
+        return sr.markov_correlation(T, float(rng.uniform(-1, 1)))
+    A = rng.standard_normal((T, T + 1))
+    S = A @ A.T
+    s = np.sqrt(np.diag(S))
+    return S / np.outer(s, s)
+
+
+@settings(max_examples=60, deadline=None)
+@given(kind=st.sampled_from(["prefix", "markov", "gram"]), T=st.integers(1, 12),
+       seed=st.integers(0, 2**31 - 1))
+def test_optimal_weights_maximize_ratio(kind, T, seed):
+    R = _random_R(kind, T, seed)
+    w_opt = sr.optimal_weights(R)
+    best = sr.alpha(w_opt, R) / sr.kappa(w_opt)
+    lam_max = np.linalg.eigvalsh(R)[-1]
+    assert best == pytest.approx(lam_max, rel=1e-9, abs=1e-12)     # Rayleigh quotient maximum
+    rng = np.random.default_rng(seed + 1)
+    for _ in range(20):
+        w = rng.standard_normal(T)
+        assert sr.alpha(w, R) / sr.kappa(w) <= best * (1 + 1e-9) + 1e-12
+    for w in (sr.mean_weights(T), sr.causal_weights(T, 0.0)):
+        assert sr.alpha(w, R) / sr.kappa(w) <= best * (1 + 1e-9) + 1e-12
+
+
+# ---------------------------------------------------------------------------
+# causal weights: closed forms and limits
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("T", [1, 2, 3, 7, 16, 64])
+def test_causal_weights_harmonic_tau0(T):
+    # keys s <= t: query t averages its t keys, so w_s = (1/T) sum_{t >= s} 1/t = (H_T - H_{s-1}) / T
+    w = sr.causal_weights(T, 0.0)
+    expected = np.array([(harmonic(T) - harmonic(s - 1)) / T for s in range(1, T + 1)])
+    np.testing.assert_allclose(w, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("T", [2, 3, 7, 16, 64])
+def test_causal_weights_harmonic_strict(T):
+    # keys s < t, queries t = 2..T: w_s = (1/(T-1)) sum_{t > s} 1/(t-1) = (H_{T-1} - H_{s-1}) / (T-1)
+    w = sr.causal_weights(T, 0.0, strict=True)
+    expected = np.array([(harmonic(T - 1) - harmonic(s - 1)) / (T - 1) for s in range(1, T + 1)])
+    np.testing.assert_allclose(w, expected, rtol=1e-12, atol=1e-15)
+    assert w[-1] == 0.0
+    # the strict weights do not depend on tau (no self score)
+    np.testing.assert_array_equal(sr.causal_weights(T, 3.0, strict=True), w)
+
+
+def test_causal_weights_general_tau_closed_form():
+    T, tau = 6, 1.3
+    a = np.exp(tau)
+    expected = [(a / (a + s - 1) + sum(1 / (a + t - 1) for t in range(s + 1, T + 1))) / T
+                for s in range(1, T + 1)]
+    np.testing.assert_allclose(sr.causal_weights(T, tau), expected, rtol=1e-12)
+
+
+@settings(max_examples=80, deadline=None)
+@given(T=st.integers(1, 200), tau=st.floats(-60, 60))
+def test_causal_weights_sum_to_one_and_decrease(T, tau):
+    # Decreasing for every tau: T (w_s - w_{s+1}) = a/(a+s-1) + (1-a)/(a+s) with a = e^tau,
+    # which is > 0 (a(a+s) > (a-1)(a+s-1)).
+    w = sr.causal_weights(T, tau)
+    assert np.all(np.isfinite(w))
+    assert w.sum() == pytest.approx(1.0, abs=1e-12)
+    assert np.all(w >= 0)
+    assert np.all(np.diff(w) <= 1e-15)
+
+
+def test_causal_weights_tau_plus_infinity_is_uniform():
+    # a = e^tau -> inf: a/(a+s-1) -> 1 and the other terms -> 0, so w_s -> 1/T: each query
+    # attends only to itself and the pooled output is the plain mean. Error O(T e^-tau).
+    T = 9
+    for tau in (10.0, 20.0, 40.0):
+        np.testing.assert_allclose(sr.causal_weights(T, tau), 1 / T, atol=T * np.exp(-tau))
+
+
+def test_causal_weights_tau_minus_infinity_limit():
+    # a -> 0: the self score is suppressed; query 1 still sees only itself, query t >= 2
+    # averages the t-1 earlier keys.  w_s -> (1/T) [1{s = 1} + H_{T-1} - H_{s-1}],
+    # i.e. ((T - 1) w_strict + e_1) / T.
+    T = 7
+    limit = np.array([(float(s == 1) + harmonic(T - 1) - harmonic(s - 1)) / T for s in range(1, T + 1)])
+    np.testing.assert_allclose(limit, ((T - 1) * sr.causal_weights(T, strict=True) + np.eye(T)[0]) / T)
+    for tau in (-10.0, -20.0):
+        np.testing.assert_allclose(sr.causal_weights(T, tau), limit, atol=T * np.exp(tau))
+
+
+@pytest.mark.parametrize("tau", [-40.0, -50.0, -200.0, -800.0])
+def test_causal_weights_very_negative_tau_is_finite(tau):
+    # e^tau below machine epsilon: must give the tau -> -inf limit, not NaN.
+    T = 7
+    limit = np.array([(float(s == 1) + harmonic(T - 1) - harmonic(s - 1)) / T for s in range(1, T + 1)])
+    w = sr.causal_weights(T, tau)
+    assert np.all(np.isfinite(w))
+    np.testing.assert_allclose(w, limit, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# finite-d causal attention converges to the deterministic weights
+# ---------------------------------------------------------------------------
+
+
+def _attention_error(d, tau, strict, seed=0, N=150, T=6):
+    # a large vocabulary keeps repeated tokens in a sequence rare (their cross score is tau)
+    tab = sr.make_table(d, 4000, 1.0, seed=seed)
+    xi = sr.markov_signs(N, T, 0.5, seed=seed + 1)
+    X = sr.embed(tab, sr.sample_tokens(xi, tab.V, seed=seed + 2))
+    C, W = sr.causal_attention(X, tau, strict=strict, return_weights=True)
+    assert C.shape == (d, N) and W.shape == (N, T)
+    np.testing.assert_allclose(C, np.einsum("nt,ntd->dn", W, X), atol=1e-10)   # c = sum_s w_s x_s
+    np.testing.assert_allclose(W.sum(axis=1), 1.0, atol=1e-12)
+    return np.mean(np.abs(W - sr.causal_weights(T, tau, strict=strict)))
+
+
+@pytest.mark.parametrize("tau, strict", [(1.5, False), (-2.0, False), (2.0, True)])
+def test_causal_attention_converges(tau, strict):
+    # the cross scores (tau/d) <x_t, x_s> are O(d^{-1/2}) and the self score tends to tau,
+    # so the mean absolute weight error should shrink like d^{-1/2}: a factor 4 from d = 50
+    # to d = 800.  We ask for a factor 2 (seed noise) and a small absolute error.
+    errs = [_attention_error(d, tau, strict) for d in (50, 200, 800)]
+    assert errs[0] > errs[1] > errs[2]
+    assert errs[2] < errs[0] / 2
+    assert errs[2] < 0.01
+
+
+def test_causal_attention_tau0_is_exact():
+    # tau = 0: all scores vanish, the softmax is uniform over the visible keys
+    X = np.random.default_rng(0).standard_normal((3, 5, 4))
+    _, W = sr.causal_attention(X, 0.0, return_weights=True)
+    np.testing.assert_allclose(W, np.tile(sr.causal_weights(5, 0.0), (3, 1)), atol=1e-14)
+    _, W = sr.causal_attention(X, 0.0, strict=True, return_weights=True)
+    np.testing.assert_allclose(W, np.tile(sr.causal_weights(5, 0.0, strict=True), (3, 1)), atol=1e-14)

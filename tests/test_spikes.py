@@ -1,0 +1,329 @@
+"""Tests of seqrmt.spikes (Theorems 2-4): the closed forms of the two BBP stages against
+numerical root finding on the Marchenko-Pastur Stieltjes transform, the continuity of
+the map at the sample threshold, vectorization, critical parameters, and the
+finite-table corrections."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import brentq
+
+import seqrmt as sr
+
+# (delta, gamma, kappa) grid covering delta, gamma below and above 1
+GRID = [(0.5, 0.5, 1.0), (0.25, 2.0, 0.3), (2.0, 0.25, 1.7), (3.0, 4.0, 0.0625), (0.1, 0.05, 1.0)]
+
+
+# --- independent numerics from the Stieltjes transform of H = kappa MP_delta -----------
+
+def G(lam, delta, kappa):
+    return float(np.real(sr.mp_stieltjes(lam, delta, kappa)))
+
+
+def dG(lam, delta, kappa):
+    return float(np.real(sr.mp_stieltjes_derivative(lam, delta, kappa)))
+
+
+def numeric_population(theta, delta, kappa):
+    """Root lambda > edge of theta G(lambda) = 1 (None if absent) and eta = 1/(theta^2 (-G'))."""
+    edge = sr.mp_edges(delta, kappa)[1]
+    # G decreases from G(edge) to 0 on (edge, inf): a root exists iff theta G(edge) > 1
+    if theta * G(edge, delta, kappa) <= 1:
+        return None, 0.0
+    hi = edge + 2 * theta + kappa
+    lam = brentq(lambda x: theta * G(x, delta, kappa) - 1, edge * (1 + 1e-14), hi, xtol=1e-15, rtol=1e-14)
+    return lam, 1.0 / (theta**2 * -dG(lam, delta, kappa))
+
+
+def phi(l, delta, gamma, kappa):
+    return l * (1 + gamma * (l * G(l, delta, kappa) - 1))
+
+
+def dphi(l, delta, gamma, kappa):
+    # d/dl [l + gamma (l^2 G(l) - l)] = 1 + gamma (2 l G + l^2 G' - 1)
+    return 1 + gamma * (2 * l * G(l, delta, kappa) + l**2 * dG(l, delta, kappa) - 1)
+
+
+def numeric_sample_threshold(delta, gamma, kappa):
+    t0 = kappa * (delta + np.sqrt(delta))
+
+    def f(theta):
+        return dphi(numeric_population(theta, delta, kappa)[0], delta, gamma, kappa)
+
+    hi = 2 * t0 + kappa
+    while f(hi) <= 0:
+        hi *= 2
+    # just above t0, lambda_pop - edge ~ (theta - t0)^2 and G' ~ -(lambda - edge)^(-1/2), so
+    # phi' < 0 there; 1e-4 keeps lambda_pop resolvable in double precision.
+    return brentq(f, t0 * (1 + 1e-4), hi, xtol=1e-13, rtol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# population stage (Theorem 2)
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("delta, gamma, kappa", GRID)
+def test_population_threshold_closed_form(delta, gamma, kappa):
+    t0 = sr.population_threshold(delta, kappa)
+    assert t0 == pytest.approx(kappa * (delta + np.sqrt(delta)))
+    # it is 1 / G(edge): the strength at which theta G(edge) = 1
+    edge = sr.mp_edges(delta, kappa)[1]
+    assert t0 == pytest.approx(1 / G(edge, delta, kappa), rel=1e-10)
+    assert numeric_population(t0 * 0.999, delta, kappa)[0] is None
+    assert numeric_population(t0 * 1.001, delta, kappa)[0] is not None
+
+
+@pytest.mark.parametrize("delta, gamma, kappa", GRID)
+@pytest.mark.parametrize("factor", [1.05, 1.5, 3.0, 20.0])
+def test_population_location_and_overlap_vs_root_finding(delta, gamma, kappa, factor):
+    theta = factor * sr.population_threshold(delta, kappa)
+    c = sr.spike_curve(theta, delta, gamma, kappa)
+    lam, eta = numeric_population(theta, delta, kappa)
+    assert c.population_exists
+    assert float(c.population_location) == pytest.approx(lam, rel=1e-9)
+    assert float(c.population_overlap) == pytest.approx(eta, rel=1e-7, abs=1e-10)
+
+
+@pytest.mark.parametrize("delta, gamma, kappa", GRID)
+def test_below_population_threshold(delta, gamma, kappa):
+    theta = 0.9 * sr.population_threshold(delta, kappa)
+    c = sr.spike_curve(theta, delta, gamma, kappa)
+    assert not c.population_exists and not c.sample_exists
+    assert float(c.population_location) == pytest.approx(sr.mp_edges(delta, kappa)[1])
+    assert float(c.sample_location) == pytest.approx(sr.bulk_edges(delta, gamma, kappa)[1])
+    assert float(c.population_overlap) == 0.0 and float(c.sample_overlap) == 0.0
+
+
+# ---------------------------------------------------------------------------
+# sample stage (Theorem 3)
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("delta, gamma, kappa", GRID)
+def test_sample_threshold_is_where_dphi_vanishes(delta, gamma, kappa):
+    tc = sr.sample_threshold(delta, gamma, kappa)
+    assert tc > sr.population_threshold(delta, kappa)
+    assert tc == pytest.approx(numeric_sample_threshold(delta, gamma, kappa), rel=1e-8)
+    lam = numeric_population(tc, delta, kappa)[0]
+    assert abs(dphi(lam, delta, gamma, kappa)) < 1e-7
+    assert not sr.spike_curve(tc * (1 - 1e-6), delta, gamma, kappa).sample_exists
+    assert sr.spike_curve(tc * (1 + 1e-6), delta, gamma, kappa).sample_exists
+
+
+def test_sample_threshold_gamma_zero_is_population():
+    assert sr.sample_threshold(0.7, 0.0, 2.0) == sr.population_threshold(0.7, 2.0)
+
+
+@pytest.mark.parametrize("delta, gamma", [(0.5, 1e-300), (0.5, 1e-14), (1e8, 1e-8)])
+def test_sample_threshold_tiny_gamma(delta, gamma):
+    # gamma -> 0 (N >> d): the sample threshold tends to the population one; it must not
+    # fail because the bracket's lower end already has phi' > 0.
+    tc = sr.sample_threshold(delta, gamma)
+    assert tc == pytest.approx(sr.population_threshold(delta), rel=1e-3)
+
+
+@pytest.mark.parametrize("kappa", [1e-300, 1e-100, 1e100, 1e300])
+def test_sample_threshold_scales_with_kappa(kappa):
+    # spike and bulk both scale with kappa: theta_c(kappa) = kappa theta_c(1)
+    assert sr.sample_threshold(0.5, 0.5, kappa) == pytest.approx(kappa * sr.sample_threshold(0.5, 0.5), rel=1e-9)
+
+
+@pytest.mark.parametrize("delta, gamma, kappa", GRID)
+@pytest.mark.parametrize("factor", [1.02, 1.5, 4.0])
+def test_sample_location_and_overlap_vs_numerics(delta, gamma, kappa, factor):
+    theta = factor * sr.sample_threshold(delta, gamma, kappa)
+    c = sr.spike_curve(theta, delta, gamma, kappa)
+    lam, eta_pop = numeric_population(theta, delta, kappa)
+    loc = phi(lam, delta, gamma, kappa)
+    eta_s = lam * dphi(lam, delta, gamma, kappa) / loc
+    assert c.sample_exists
+    assert float(c.sample_location) == pytest.approx(loc, rel=1e-8)
+    assert float(c.sample_overlap) == pytest.approx(eta_s, rel=1e-6, abs=1e-9)
+    assert float(c.overlap) == pytest.approx(eta_pop * eta_s, rel=1e-6, abs=1e-9)
+    # a finite-difference check of the phi' formula used above
+    h = 1e-6 * lam
+    fd = (phi(lam + h, delta, gamma, kappa) - phi(lam - h, delta, gamma, kappa)) / (2 * h)
+    assert fd == pytest.approx(dphi(lam, delta, gamma, kappa), rel=1e-5, abs=1e-7)
+
+
+@pytest.mark.parametrize("delta, gamma, kappa", GRID)
+def test_sample_location_at_threshold_is_bulk_edge(delta, gamma, kappa):
+    # Continuity of the BBP map: at theta_c the outlier of S merges with the right edge of
+    # the Theorem 1 bulk kappa (MP_delta boxtimes MP_gamma).  phi(l_c) computed from the MP
+    # Stieltjes transform must equal sr.bulk_edges, computed from the cubic of Theorem 1.
+    tc = sr.sample_threshold(delta, gamma, kappa)
+    edge = sr.bulk_edges(delta, gamma, kappa)[1]
+    lam = numeric_population(tc, delta, kappa)[0]
+    assert phi(lam, delta, gamma, kappa) == pytest.approx(edge, rel=1e-9)
+    just_above = sr.spike_curve(tc * (1 + 1e-9), delta, gamma, kappa)
+    assert float(just_above.sample_location) == pytest.approx(edge, rel=1e-6)
+    assert float(just_above.sample_overlap) < 1e-3
+
+
+# ---------------------------------------------------------------------------
+# spike_curve: vectorization and monotonicity
+# ---------------------------------------------------------------------------
+
+
+def test_spike_curve_broadcasting():
+    theta = np.linspace(0.1, 5, 4)[:, None]          # (4, 1)
+    delta = np.array([0.3, 1.0, 2.5])                 # (3,)
+    kappa = np.array([[0.5]])                          # (1, 1)
+    c = sr.spike_curve(theta, delta, 0.7, kappa)
+    for field in ("population_exists", "population_location", "population_overlap",
+                  "sample_exists", "sample_location", "sample_overlap"):
+        assert np.shape(getattr(c, field)) == (4, 3), field
+    assert c.overlap.shape == (4, 3)
+    for i in range(4):
+        for j in range(3):
+            s = sr.spike_curve(float(theta[i, 0]), float(delta[j]), 0.7, 0.5)
+            assert float(s.sample_location) == pytest.approx(c.sample_location[i, j], rel=1e-12)
+            assert float(s.overlap) == pytest.approx(c.overlap[i, j], rel=1e-12, abs=1e-15)
+            assert bool(s.sample_exists) == bool(c.sample_exists[i, j])
+
+
+@settings(max_examples=25, deadline=None)
+@given(delta=st.floats(0.01, 20), gamma=st.just(0.0) | st.floats(1e-3, 20), kappa=st.floats(0.01, 10))
+def test_spike_curve_monotone_in_theta(delta, gamma, kappa):
+    # (gamma in (0, 1e-3) is left to test_sample_threshold_tiny_gamma)
+    tc = sr.sample_threshold(delta, gamma, kappa)
+    theta = np.linspace(0, 5 * tc, 400)
+    c = sr.spike_curve(theta, delta, gamma, kappa)
+    tol = 1e-9 * np.max(c.sample_location)
+    assert np.all(np.diff(c.population_location) >= -tol)
+    assert np.all(np.diff(c.sample_location) >= -tol)
+    assert np.all(np.diff(c.population_overlap) >= -1e-12)
+    assert np.all(np.diff(c.overlap) >= -1e-12)
+    assert np.all(np.diff(c.sample_exists.astype(int)) >= 0)       # once there, stays
+    assert np.all(c.sample_exists <= c.population_exists)
+    assert np.all((c.overlap >= 0) & (c.overlap <= 1))
+    assert np.all(np.isfinite(c.sample_location))
+
+
+# ---------------------------------------------------------------------------
+# critical parameters consistent with predict
+# ---------------------------------------------------------------------------
+
+R16 = sr.prefix_correlation(16, 4)
+WEIGHTS = {"mean": sr.mean_weights(16), "optimal": sr.optimal_weights(R16),
+           "causal": sr.causal_weights(16, 0.0)}
+EPS = 1e-6
+
+
+def _exists(p, stage):
+    return (p.sample_outlier if stage == "sample" else p.population_outlier) is not None
+
+
+@pytest.mark.parametrize("wname", list(WEIGHTS))
+@pytest.mark.parametrize("stage", ["population", "sample"])
+@pytest.mark.parametrize("finite_table", [True, False])
+@pytest.mark.parametrize("delta, gamma", [(0.5, 0.5), (2.0, 0.3), (0.3, 3.0)])
+def test_critical_beta_consistent_with_predict(wname, stage, finite_table, delta, gamma):
+    w = WEIGHTS[wname]
+    bc = sr.critical_beta(delta, gamma, w, R16, stage=stage, finite_table=finite_table)
+    if bc == 0:
+        # the class-mean noise alone (beta = 0) already gives an outlier
+        assert finite_table
+        assert _exists(sr.predict(delta, gamma, w, R16, 0.0), stage)
+        return
+    above = sr.predict(delta, gamma, w, R16, bc * (1 + EPS), finite_table=finite_table)
+    below = sr.predict(delta, gamma, w, R16, bc * (1 - EPS), finite_table=finite_table)
+    assert _exists(above, stage) and not _exists(below, stage)
+
+
+def test_critical_beta_zero_when_noise_alone_suffices():
+    # optimal weights, prefix L = 4: alpha / kappa = 4, and with beta = 0 the finite-table
+    # spike 4 delta exceeds kappa (delta + sqrt(delta)) once 3 delta > sqrt(delta): delta > 1/9.
+    w = WEIGHTS["optimal"]
+    assert sr.critical_beta(1.0, 0.0, w, R16, stage="population") == 0.0
+    assert sr.critical_beta(1.0, 0.0, w, R16, stage="population", finite_table=False) > 0
+    assert sr.critical_beta(0.05, 0.0, w, R16, stage="population") > 0
+
+
+@pytest.mark.parametrize("wname", list(WEIGHTS))
+@pytest.mark.parametrize("finite_table", [True, False])
+@pytest.mark.parametrize("delta, beta", [(0.5, 0.5), (2.0, 1.0), (0.2, 3.0)])
+def test_critical_gamma_and_N(wname, finite_table, delta, beta):
+    w = WEIGHTS[wname]
+    gc = sr.critical_gamma(delta, w, R16, beta, finite_table=finite_table)
+    pop = sr.predict(delta, 0.0, w, R16, beta, finite_table=finite_table).population_outlier
+    if pop is None:
+        assert gc == 0.0
+        assert sr.critical_N(100, int(round(100 / delta / 2)) * 2, w, R16, beta, finite_table=finite_table) == np.inf
+        return
+    assert gc > 0
+    assert sr.predict(delta, gc * (1 - EPS), w, R16, beta, finite_table=finite_table).sample_outlier is not None
+    assert sr.predict(delta, gc * (1 + EPS), w, R16, beta, finite_table=finite_table).sample_outlier is None
+    # sample_threshold at gamma_c is exactly the spike strength
+    theta = sr.predict(delta, gc, w, R16, beta, finite_table=finite_table).theta
+    assert sr.sample_threshold(delta, gc, sr.kappa(w)) == pytest.approx(theta, rel=1e-6)
+    d = 400
+    V = int(round(d / delta))
+    assert sr.critical_N(d, V, w, R16, beta, finite_table=finite_table) == pytest.approx(
+        d / sr.critical_gamma(d / V, w, R16, beta, finite_table=finite_table), rel=1e-12)
+
+
+@pytest.mark.parametrize("finite_table, beta, stage", [(True, 0.0, "sample"), (False, 1.0, "sample"),
+                                                        (True, 0.0, "population"), (False, 1.0, "population")])
+def test_critical_delta_consistent_with_predict(finite_table, beta, stage):
+    w = WEIGHTS["mean"]
+    roots = sr.critical_delta(0.5, w, R16, beta, stage=stage, finite_table=finite_table)
+    assert len(roots) >= 1
+    for r in roots:
+        a = _exists(sr.predict(r * (1 - EPS), 0.5, w, R16, beta, finite_table=finite_table), stage)
+        b = _exists(sr.predict(r * (1 + EPS), 0.5, w, R16, beta, finite_table=finite_table), stage)
+        assert a != b
+    # no crossing away from the roots: existence is constant between consecutive roots
+    edges = np.r_[1e-4, roots, 1e3]
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        grid = np.geomspace(lo * (1 + 1e-3), hi * (1 - 1e-3), 7)
+        flags = {_exists(sr.predict(x, 0.5, w, R16, beta, finite_table=finite_table), stage) for x in grid}
+        assert len(flags) == 1
+
+
+# ---------------------------------------------------------------------------
+# finite table versus idealized statement; the vocabulary-mean outlier
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("delta, gamma, beta", [(0.5, 0.5, 1.0), (2.0, 0.3, 0.5), (0.1, 1.5, 4.0)])
+def test_finite_table_vs_idealized(delta, gamma, beta):
+    w = WEIGHTS["causal"]
+    a, k = sr.alpha(w, R16), sr.kappa(w)
+    pf = sr.predict(delta, gamma, w, R16, beta)
+    pi = sr.predict(delta, gamma, w, R16, beta, finite_table=False)
+    assert pf.theta - pi.theta == pytest.approx(a * delta, rel=1e-12)
+    assert pi.theta == pytest.approx(a * beta) and pf.snr == pytest.approx(pf.theta / k)
+    assert pf.bulk_edge == pi.bulk_edge == pytest.approx(sr.bulk_edges(delta, gamma, k)[1])
+    c = sr.spike_curve(pf.theta, delta, gamma, k)
+    # alignment with mu / ||mu|| is shrunk by beta / (beta + delta)
+    assert pf.overlap == pytest.approx(float(c.overlap) * beta / (beta + delta), rel=1e-12, abs=1e-15)
+    # realized ||Delta||^2 in place of delta
+    p2 = sr.predict(delta, gamma, w, R16, beta, delta_norm2=1.1 * delta)
+    assert p2.theta == pytest.approx(a * (beta + 1.1 * delta))
+
+
+def test_uncentered_mean_outlier():
+    # sigma_w = 1 (mean pooling, T = 16): kappa = 1/16, the mean spike sigma_w^2 delta
+    # passes the population threshold when 1/kappa > 1 + 1/sqrt(delta): 16 > 2.41 at delta = 0.5.
+    w = WEIGHTS["mean"]
+    assert sr.sigma_w(w) == pytest.approx(1.0)
+    delta, gamma = 0.5, 0.5
+    p = sr.predict(delta, gamma, w, R16, 1.0, centered=False)
+    assert p.mean_outlier is not None
+    c = sr.spike_curve(delta * 1.0, delta, gamma, sr.kappa(w))
+    assert p.mean_outlier == pytest.approx(float(c.sample_location))
+    assert p.mean_overlap == pytest.approx(float(c.overlap))
+    assert p.outliers == sorted([p.sample_outlier, p.mean_outlier], reverse=True)
+    # centering or the idealized statement remove it
+    assert sr.predict(delta, gamma, w, R16, 1.0).mean_outlier is None
+    assert sr.predict(delta, gamma, w, R16, 1.0, centered=False, finite_table=False).mean_outlier is None
+    # realized ||zbar||^2
+    p2 = sr.predict(delta, gamma, w, R16, 1.0, centered=False, zbar_norm2=0.6)
+    assert p2.mean_outlier == pytest.approx(float(sr.spike_curve(0.6, delta, gamma, sr.kappa(w)).sample_location))
+    # weights summing to zero create no mean spike
+    w0 = np.r_[np.ones(8), -np.ones(8)] / 16
+    assert sr.predict(delta, gamma, w0, R16, 1.0, centered=False).mean_outlier is None
