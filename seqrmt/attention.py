@@ -20,7 +20,12 @@ __all__ = [
     "optimal_weights",
     "causal_weights",
     "causal_attention",
+    "WEIGHT_NAMES",
+    "named_weights",
 ]
+
+#: The weightings compared throughout the book, by name (see :func:`named_weights`).
+WEIGHT_NAMES = ("mean", "causal", "strict causal", "optimal")
 
 
 def kappa(w: ArrayLike) -> float:
@@ -158,3 +163,23 @@ def causal_attention(X: ArrayLike, tau: float = 0.0, *, strict: bool = False,
     W = a.mean(axis=1)                                   # (N, T)
     C = np.einsum("nt,ntd->dn", W, X)
     return (C, W) if return_weights else C
+
+
+def named_weights(name: str, R: ArrayLike, *, tau: float = 0.0) -> np.ndarray:
+    """The weighting called ``name`` for the positional correlation ``R``.
+
+    ``"mean"`` (:func:`mean_weights`), ``"causal"`` and ``"strict causal"``
+    (:func:`causal_weights` at ``tau``) or ``"optimal"`` (:func:`optimal_weights`, the
+    top eigenvector of ``R``, Theorem 5).
+    """
+    R = _checks.correlation(R)
+    T = R.shape[0]
+    if name == "mean":
+        return mean_weights(T)
+    if name == "causal":
+        return causal_weights(T, tau)
+    if name == "strict causal":
+        return causal_weights(T, tau, strict=True)
+    if name == "optimal":
+        return optimal_weights(R)
+    raise ValueError(f"name must be one of {WEIGHT_NAMES}, got {name!r}")

@@ -16,13 +16,14 @@ def _legend_texts(ax):
     return [t.get_text() for t in leg.get_texts()] if leg else []
 
 
-def test_spikes_weights():
+def test_named_weights():
     R = sr.prefix_correlation(8, 3)
-    assert np.allclose(srp.spikes_weights("mean", R), 1 / 8)
-    assert np.allclose(srp.spikes_weights("optimal", R)[:3], 1 / 3)
-    assert np.allclose(srp.spikes_weights("causal", R), sr.causal_weights(8))
-    with pytest.raises(ValueError, match="weights"):
-        srp.spikes_weights("uniform", R)
+    assert np.allclose(sr.named_weights("mean", R), 1 / 8)
+    assert np.allclose(sr.named_weights("optimal", R)[:3], 1 / 3)
+    assert np.allclose(sr.named_weights("causal", R), sr.causal_weights(8))
+    assert np.allclose(sr.named_weights("strict causal", R, tau=1.0), sr.causal_weights(8, 1.0, strict=True))
+    with pytest.raises(ValueError, match="name"):
+        sr.named_weights("uniform", R)
 
 
 @pytest.mark.parametrize("kw", [{}, dict(centered=False, weights="mean", gamma=0.5, theory="exact"),

@@ -17,6 +17,8 @@ from scipy import linalg
 
 import seqrmt as sr
 
+from .. import _checks
+
 from ._style import (IDEAL_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure,
                      finish)
 
@@ -35,41 +37,12 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- helpers
-def _int(name, value, minimum=1):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        if isinstance(value, (float, np.floating)) and float(value).is_integer():
-            value = int(value)
-        else:
-            raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
-def _pos(name, value, allow_zero=False):
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a real number, got {value!r}") from None
-    if not np.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
-        raise ValueError(f"{name} must be {'>= 0' if allow_zero else '> 0'}, got {value!r}")
-    return value
-
-
-def _real(name, value):
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a real number, got {value!r}") from None
-    if not np.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    return value
 
 
 def _prefix_or(R, T, L):
     if R is None:
-        T = _int("T", T)
-        L = _int("L", L)
+        T = _checks.integer("T", T)
+        L = _checks.integer("L", L)
         if L > T:
             raise ValueError(f"L must satisfy 1 <= L <= T = {T}, got {L}")
         return sr.prefix_correlation(T, L)
@@ -108,11 +81,11 @@ def attention_weight_samples(d: int = 256, *, T: int = 16, L: int = 4, tau: floa
     w_limit : ndarray, shape (T,)
         The deterministic limit :func:`seqrmt.causal_weights`.
     """
-    d = _int("d", d)
-    n_sequences = _int("n_sequences", n_sequences)
-    tau = _real("tau", tau)
-    delta = _pos("delta", delta)
-    beta = _pos("beta", beta, allow_zero=True)
+    d = _checks.integer("d", d)
+    n_sequences = _checks.integer("n_sequences", n_sequences)
+    tau = _checks.real("tau", tau)
+    delta = _checks.positive("delta", delta)
+    beta = _checks.nonnegative("beta", beta)
     R = _prefix_or(R, T, L)
     V = max(2, int(round(d / delta / 2)) * 2)
     rng = np.random.default_rng(seed)
@@ -141,7 +114,7 @@ def attention_convergence_data(ds=(16, 32, 64, 128, 256, 512, 1024), *, T: int =
     ds = np.asarray(ds, dtype=int)
     if ds.ndim != 1 or ds.size < 2 or np.any(ds < 1):
         raise ValueError(f"ds must list at least two dimensions >= 1, got {ds!r}")
-    tau = _real("tau", tau)
+    tau = _checks.real("tau", tau)
     if tau == 0:
         raise ValueError("tau must be non-zero: at tau = 0 every score vanishes and the "
                          "weights equal their limit exactly for every d")
@@ -178,11 +151,11 @@ def attention_spectrum_data(d: int = 400, *, delta: float = 0.5, gamma: float = 
         ``prediction_ideal`` (idealized statement), ``w`` (limit weights), ``R``,
         ``delta``, ``gamma``.
     """
-    d = _int("d", d)
-    delta = _pos("delta", delta)
-    gamma = _pos("gamma", gamma)
-    beta = _pos("beta", beta)
-    tau = _real("tau", tau)
+    d = _checks.integer("d", d)
+    delta = _checks.positive("delta", delta)
+    gamma = _checks.positive("gamma", gamma)
+    beta = _checks.positive("beta", beta)
+    tau = _checks.real("tau", tau)
     R = _prefix_or(R, T, L)
     V = max(2, int(round(d / delta / 2)) * 2)
     N = max(2, int(round(d / gamma)))
@@ -223,10 +196,10 @@ def attention_profiles(*, ds=(16, 64, 256, 1024), T: int = 16, L: int = 4, tau: 
     ``w_s(tau) = (1/T)[e^tau/(e^tau + s - 1) + sum_{t>s} 1/(e^tau + t - 1)]``
     (:func:`seqrmt.causal_weights`, thick line).
     """
-    ds = [int(_int("ds", x)) for x in np.atleast_1d(ds)]
+    ds = [int(_checks.integer("ds", x)) for x in np.atleast_1d(ds)]
     if not ds or len(ds) > 6:
         raise ValueError(f"ds must list 1 to 6 dimensions, got {ds!r}")
-    n_show = _int("n_show", n_show)
+    n_show = _checks.integer("n_show", n_show)
     ncols = min(len(ds), 2) if len(ds) == 4 else len(ds)
     nrows = int(np.ceil(len(ds) / ncols))
     fig, axes = figure(ncols, nrows, width=6.8, height=2.4 * nrows + 0.4, sharex=True,
@@ -332,8 +305,8 @@ def attention_tau_profiles(*, T: int = 16, taus=(-6.0, -2.0, 0.0, 2.0, 6.0),
     the profile tends to ``((T-1) w^{strict} + e_1) / T``.  The strictly causal
     ``w^{strict}_s = (H_{T-1} - H_{s-1}) / (T - 1)`` is drawn for reference.
     """
-    T = _int("T", T, minimum=2)
-    taus = [_real("taus", t) for t in np.atleast_1d(taus)]
+    T = _checks.integer("T", T, minimum=2)
+    taus = [_checks.real("taus", t) for t in np.atleast_1d(taus)]
     fig, ax = figure(width=6.0, height=3.6)
     s = np.arange(1, T + 1)
     cmap = __import__("matplotlib").colormaps["viridis"]
@@ -376,17 +349,17 @@ def attention_snr_tau(*, T: int = 16, L: int = 4, rho: float = 0.5, tau_range=(-
     ``R_ts = rho^|t-s|``.  Horizontal lines: mean pooling (blue) for each ``R``.
     ``tau -> +infinity`` recovers mean pooling, so every curve ends on its mean line.
     """
-    T = _int("T", T, minimum=2)
-    L = _int("L", L)
+    T = _checks.integer("T", T, minimum=2)
+    L = _checks.integer("L", L)
     if L > T:
         raise ValueError(f"L must satisfy 1 <= L <= T = {T}, got {L}")
-    rho = _real("rho", rho)
+    rho = _checks.real("rho", rho)
     if not -1 <= rho <= 1:
         raise ValueError(f"rho must lie in [-1, 1], got {rho}")
-    lo, hi = (_real("tau_range", t) for t in tau_range)
+    lo, hi = (_checks.real("tau_range", t) for t in tau_range)
     if not lo < hi:
         raise ValueError(f"tau_range must be (low, high) with low < high, got {tau_range!r}")
-    taus = np.linspace(lo, hi, _int("n_tau", n_tau, minimum=2))
+    taus = np.linspace(lo, hi, _checks.integer("n_tau", n_tau, minimum=2))
     curves = _snr_curves(T, L, rho, taus)
     own = ax is None
     if own:
@@ -398,7 +371,7 @@ def attention_snr_tau(*, T: int = 16, L: int = 4, rho: float = 0.5, tau_range=(-
         ax.axhline(m, ls=ls, color=WEIGHT_COLORS["mean"], lw=1, alpha=0.9,
                    label="mean, prefix and suffix" if name == "prefix" else f"mean, {name}")
     if tau_mark is not None:
-        ax.axvline(_real("tau_mark", tau_mark), color="0.4", lw=1)
+        ax.axvline(_checks.real("tau_mark", tau_mark), color="0.4", lw=1)
     finish(ax, xlabel=r"$\tau$", ylabel=r"$\alpha/\kappa = w^\top R w / w^\top w$",
            title=fr"Causal vs mean pooling, $T = {T}$, $L = {L}$")
     ax.legend(fontsize="x-small", frameon=False, ncol=2, loc="upper center",
@@ -416,8 +389,8 @@ def attention_explorer(*, tau: float = 0.0, T: int = 16, L: int = 4, d: int = 25
     the legend of the left panel lists ``alpha/kappa`` of causal vs mean for the
     prefix and suffix blocks at this ``tau``.
     """
-    tau = _real("tau", tau)
-    T = _int("T", T, minimum=2)
+    tau = _checks.real("tau", tau)
+    T = _checks.integer("T", T, minimum=2)
     fig, (a1, a2) = figure(2, 1, width=9.6, height=3.6)
     s = np.arange(1, T + 1)
     W, w = attention_weight_samples(d, T=T, L=L, tau=tau, n_sequences=n_show, seed=seed)

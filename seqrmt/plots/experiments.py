@@ -14,6 +14,9 @@ import numpy as np
 
 import seqrmt as sr
 
+from .. import _checks
+from .bulk import bulk_sizes
+
 from ._style import (IDEAL_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure,
                      finish)
 
@@ -29,34 +32,9 @@ __all__ = [
 _NAMES = ("mean", "causal", "optimal")
 
 
-def _int(name, value, minimum=1):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        if isinstance(value, (float, np.floating)) and float(value).is_integer():
-            value = int(value)
-        else:
-            raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
-def _pos(name, value, allow_zero=False):
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a real number, got {value!r}") from None
-    if not np.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
-        raise ValueError(f"{name} must be {'>= 0' if allow_zero else '> 0'}, got {value!r}")
-    return value
-
-
 def _sizes(d, delta, gamma):
-    d = _int("d", d)
-    delta = _pos("delta", delta)
-    gamma = _pos("gamma", gamma)
-    V = max(2, int(round(d / delta / 2)) * 2)
-    N = max(2, int(round(d / gamma)))
-    return d, V, N
+    d = _checks.integer("d", d)
+    return (d, *bulk_sizes(d, delta, gamma))
 
 
 def experiments_weights(T: int = 16, L: int = 4, *, names: Sequence[str] = _NAMES,
@@ -67,22 +45,13 @@ def experiments_weights(T: int = 16, L: int = 4, *, names: Sequence[str] = _NAME
     :func:`seqrmt.causal_weights` at ``tau``; ``"optimal"``: the top eigenvector of
     ``R`` (Theorem 5). ``R`` defaults to the prefix correlation ``(T, L)``.
     """
-    if R is None:
-        T, L = _int("T", T), _int("L", L)
-        if L > T:
-            raise ValueError(f"L must satisfy 1 <= L <= T = {T}, got {L}")
-        R = sr.prefix_correlation(T, L)
-    R = np.asarray(R, dtype=float)
-    T = R.shape[0]
-    make = {"mean": lambda: sr.mean_weights(T), "causal": lambda: sr.causal_weights(T, tau),
-            "optimal": lambda: sr.optimal_weights(R)}
+    R = sr.prefix_correlation(T, L) if R is None else R
     if isinstance(names, str):
         names = (names,)
-    out = {}
-    for n in names:
-        if n not in make:
-            raise ValueError(f"names must be among {list(make)}, got {n!r}")
-        out[n] = make[n]()
+    unknown = [n for n in names if n not in sr.WEIGHT_NAMES]
+    if unknown:
+        raise ValueError(f"names must be among {sr.WEIGHT_NAMES}, got {unknown}")
+    out = {n: sr.named_weights(n, R, tau=tau) for n in names}
     if not out:
         raise ValueError("names must contain at least one weighting")
     return out
@@ -105,7 +74,7 @@ def experiments_spectra(*, d: int = 400, delta: float = 0.5, gamma: float = 0.5,
     ``beta`` (so that frames of a widget share their axes).
     """
     d, V, N = _sizes(d, delta, gamma)
-    beta = _pos("beta", beta, allow_zero=True)
+    beta = _checks.nonnegative("beta", beta)
     W = experiments_weights(T, L, names=names)
     R = sr.prefix_correlation(T, L)
     dv, gv = d / V, d / N
@@ -116,7 +85,7 @@ def experiments_spectra(*, d: int = 400, delta: float = 0.5, gamma: float = 0.5,
         lam = sim.eigenvalues
         p = sr.predict(dv, gv, w, R, beta)
         pi = sr.predict(dv, gv, w, R, beta, finite_table=False)
-        ref = sr.predict(dv, gv, w, R, max(beta, _pos("beta_max", beta_max))) if beta_max else p
+        ref = sr.predict(dv, gv, w, R, max(beta, _checks.positive("beta_max", beta_max))) if beta_max else p
         hi = 1.12 * max(lam[0], ref.sample_outlier or 0.0, pi.sample_outlier or 0.0, ref.bulk_edge)
         edges = np.linspace(0, hi, bins + 1)
         ax.hist(lam, bins=edges, density=True, color=SIM_COLOR, alpha=0.8, label="simulation")
@@ -188,7 +157,7 @@ def experiments_alignment_data(*, d: int = 300, delta: float = 0.5, gamma: float
         return out
 
     summ = sr.repeat(one, seeds)
-    grid = np.linspace(0, betas.max(), _int("n_theory", n_theory, minimum=2))
+    grid = np.linspace(0, betas.max(), _checks.integer("n_theory", n_theory, minimum=2))
     res = dict(betas=betas, beta_grid=grid, d=d, delta=dv, gamma=gv)
     for name, w in W.items():
         ex = lambda bs, ft: np.array([sr.predict(dv, gv, w, R, b, finite_table=ft).overlap
@@ -216,7 +185,7 @@ def experiments_alignment(*, d: int = 300, delta: float = 0.5, gamma: float = 0.
     """
     if data is None:
         if not isinstance(seeds, (list, tuple, np.ndarray)):
-            seeds = _int("seeds", seeds)
+            seeds = _checks.integer("seeds", seeds)
         data = experiments_alignment_data(d=d, delta=delta, gamma=gamma, betas=betas, T=T, L=L,
                                           seeds=seeds, names=names)
     names = data["names"]
@@ -258,7 +227,7 @@ def experiments_classification_data(*, d: int = 300, delta: float = 0.5,
     d, V, _ = _sizes(d, delta, 1.0)
     W = experiments_weights(T, L, names=names)
     R = sr.prefix_correlation(T, L)
-    out = sr.classification_curve(d, V, list(Ns), W, R, _pos("beta", beta, allow_zero=True),
+    out = sr.classification_curve(d, V, list(Ns), W, R, _checks.nonnegative("beta", beta),
                                   ridge=ridge, n_test=n_test, seeds=seeds)
     out["alpha_over_kappa"] = {n: sr.alpha(w, R) / sr.kappa(w) for n, w in W.items()}
     out.update(names=list(W), d=d, V=V, beta=beta)

@@ -14,7 +14,7 @@ from matplotlib.patches import Patch
 
 from .. import _checks
 from ..attention import alpha as _alpha
-from ..attention import causal_weights, mean_weights, optimal_weights
+from ..attention import named_weights
 from ..attention import kappa as _kappa
 from ..experiments import simulate
 from ..model import prefix_correlation
@@ -24,28 +24,11 @@ from ..spikes import (critical_beta, population_threshold, predict, sample_thres
 from ._style import (IDEAL_COLOR, MEAN_SPIKE_COLOR, SIM_COLOR, THEORY_COLOR, figure,
                      finish)
 
-__all__ = ["spikes_weights", "spikes_spectrum", "spikes_centering", "spikes_vs_beta",
+__all__ = ["spikes_spectrum", "spikes_centering", "spikes_vs_beta",
            "spikes_phase_diagram"]
 
 _WEIGHT_NAMES = ("mean", "causal", "optimal")
 _EDGE_COLOR = "#777777"
-
-
-def spikes_weights(name: str, R) -> np.ndarray:
-    """The pooling weights called ``name`` for the correlation ``R``.
-
-    ``"mean"`` (:func:`seqrmt.mean_weights`), ``"causal"`` (:func:`seqrmt.causal_weights`
-    at ``tau = 0``) or ``"optimal"`` (:func:`seqrmt.optimal_weights`, top eigenvector of R).
-    """
-    R = _checks.correlation(R)
-    T = R.shape[0]
-    if name == "mean":
-        return mean_weights(T)
-    if name == "causal":
-        return causal_weights(T)
-    if name == "optimal":
-        return optimal_weights(R)
-    raise ValueError(f"weights must be one of {_WEIGHT_NAMES}, got {name!r}")
 
 
 def _theory(theory: str) -> tuple[bool, bool]:
@@ -134,7 +117,7 @@ def spikes_spectrum(*, beta: float = 1.0, delta: float = 0.5, gamma: float = 0.2
     T, L : int
         Prefix model: the first ``L`` of ``T`` positions share one sign.
     weights : {"mean", "causal", "optimal"}
-        Pooling weights (see :func:`spikes_weights`).
+        Pooling weights (see :func:`seqrmt.named_weights`).
     d : int
         Dimension of the simulation (``d = 400`` takes well under a second).
     centered : bool
@@ -155,7 +138,7 @@ def spikes_spectrum(*, beta: float = 1.0, delta: float = 0.5, gamma: float = 0.2
     bins = _checks.integer("bins", bins, minimum=2)
     d, V, N = _sizes(d, delta, gamma)
     R = prefix_correlation(T, L)
-    w = spikes_weights(weights, R)
+    w = named_weights(weights, R)
     sim = simulate(d, V, N, w, R, beta, centered=centered, seed=seed, n_vectors=3)
     kw = dict(delta_norm2=sim.delta_norm2, zbar_norm2=sim.zbar_norm2) if realized else {}
     exact = predict(delta, gamma, w, R, beta, centered=centered, **kw) if show_exact else None
@@ -182,7 +165,7 @@ def spikes_centering(*, beta: float = 1.0, delta: float = 0.5, gamma: float = 0.
     beta = _checks.nonnegative("beta", beta)
     d, V, N = _sizes(d, delta, gamma)
     R = prefix_correlation(T, L)
-    w = spikes_weights(weights, R)
+    w = named_weights(weights, R)
     fig, axes = figure(2, 1, width=9.5, height=3.7, sharey=False)
     for ax, centered in zip(axes, (False, True)):
         sim = simulate(d, V, N, w, R, beta, centered=centered, seed=seed, n_vectors=3)
@@ -217,7 +200,7 @@ def spikes_vs_beta(*, delta: float = 0.5, gamma: float = 0.25, T: int = 16, L: i
     beta_max = _checks.positive("beta_max", beta_max)
     d, V, N = _sizes(d, delta, gamma)
     R = prefix_correlation(T, L)
-    w = spikes_weights(weights, R)
+    w = named_weights(weights, R)
     k, a = _kappa(w), _alpha(w, R)
     b = np.linspace(0.0, beta_max, 301)
     loc_e, ov_e = _curve(a * (b + delta), b, delta, gamma, k, True)
@@ -292,7 +275,7 @@ def spikes_phase_diagram(*, plane: str = "gamma", delta: float = 0.5, gamma: flo
         y_max = 2.0 if plane == "gamma" else 3.0
     y_max = _checks.positive("y_max", y_max)
     R = prefix_correlation(T, L)
-    w = spikes_weights(weights, R)
+    w = named_weights(weights, R)
     k, a = _kappa(w), _alpha(w, R)
     b = np.linspace(0.0, beta_max, n)
     y = np.linspace(y_max / n, y_max, n)

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _checks
 from ..attention import alpha as _alpha
-from ..attention import causal_weights, mean_weights, optimal_weights
+from ..attention import named_weights, optimal_weights
 from ..attention import kappa as _kappa
 from ..experiments import simulate
 from ..model import copula_correlation, markov_correlation, prefix_correlation
@@ -55,9 +55,7 @@ def weights_correlation(family: str = "prefix", *, T: int = 16, L: int = 4, rho:
 
 def weights_family(R, tau: float = 0.0) -> dict:
     """``{"mean": ..., "causal": ..., "optimal": ...}`` weight vectors for ``R``."""
-    R = _checks.correlation(R)
-    T = R.shape[0]
-    return {"mean": mean_weights(T), "causal": causal_weights(T, tau), "optimal": optimal_weights(R)}
+    return {name: named_weights(name, R, tau=tau) for name in ("mean", "causal", "optimal")}
 
 
 def _family_label(family, T, L, rho, decay):
