@@ -152,6 +152,21 @@ def _unit_edges(delta: float, gamma: float) -> tuple[float, float]:
     return left, right
 
 
+def _depressed(s, delta: float, gamma: float):
+    """Centre ``m``, shifts ``(1, delta, gamma) - m`` and depressed ``P, Q`` of ``p_s`` (``t = u + m - s/3``).
+
+    ``p_s = v^3 - s v^2 + (sig2 + 2 s m) v + (sig3 - s m^2)`` with ``v = u + m = t + s/3``,
+    built from the factored form so that clustered roots keep full accuracy.
+    """
+    m = (1.0 + delta + gamma) / 3.0
+    a1, a2, a3 = 1.0 - m, delta - m, gamma - m
+    sig2 = a1 * a2 + a1 * a3 + a2 * a3
+    sig3 = a1 * a2 * a3
+    P = sig2 + 2.0 * s * m - s * s / 3.0
+    Q = -2.0 * s**3 / 27.0 + s * (sig2 + 2.0 * s * m) / 3.0 + sig3 - s * m * m
+    return m, (a1, a2, a3), P, Q
+
+
 def _cubic_roots(s: np.ndarray, delta: float, gamma: float) -> tuple[np.ndarray, ...]:
     """All three roots ``u`` of ``p_s`` for every ``s``, with ``u + 1, u + delta, u + gamma``.
 
@@ -164,13 +179,7 @@ def _cubic_roots(s: np.ndarray, delta: float, gamma: float) -> tuple[np.ndarray,
     relative accuracy.  Three Newton steps on the factored form polish every root.
     """
     s = np.asarray(s, dtype=complex)[..., None]
-    m = (1.0 + delta + gamma) / 3.0
-    a1, a2, a3 = 1.0 - m, delta - m, gamma - m
-    sig2 = a1 * a2 + a1 * a3 + a2 * a3
-    sig3 = a1 * a2 * a3
-    # p_s = v^3 - s v^2 + (sig2 + 2 s m) v + (sig3 - s m^2),  v = u + m = t + s/3
-    P = sig2 + 2.0 * s * m - s * s / 3.0
-    Q = -2.0 * s**3 / 27.0 + s * (sig2 + 2.0 * s * m) / 3.0 + sig3 - s * m * m
+    m, (a1, a2, a3), P, Q = _depressed(s, delta, gamma)
     disc = np.sqrt((Q / 2.0) ** 2 + (P / 3.0) ** 3)
     w1, w2 = -Q / 2.0 + disc, -Q / 2.0 - disc
     w = np.where(np.abs(w1) >= np.abs(w2), w1, w2)
@@ -250,12 +259,7 @@ def _physical_root_inside(s: np.ndarray, delta: float, gamma: float) -> tuple[np
     roots near a hard edge) go through :func:`_cubic_roots`.
     """
     s = np.asarray(s, dtype=float)
-    m = (1.0 + delta + gamma) / 3.0
-    a1, a2, a3 = 1.0 - m, delta - m, gamma - m
-    sig2 = a1 * a2 + a1 * a3 + a2 * a3
-    sig3 = a1 * a2 * a3
-    P = sig2 + 2.0 * s * m - s * s / 3.0
-    Q = -2.0 * s**3 / 27.0 + s * (sig2 + 2.0 * s * m) / 3.0 + sig3 - s * m * m
+    m, (a1, a2, a3), P, Q = _depressed(s, delta, gamma)
     disc = (Q / 2.0) ** 2 + (P / 3.0) ** 3
     r = np.array([1.0, delta, gamma])
     gap = min(abs(r[0] - r[1]), abs(r[0] - r[2]), abs(r[1] - r[2]))

@@ -25,22 +25,19 @@ _REGIME_MARKERS = {"low": "v", "mid": "o", "high": "^"}
 _BAD_COLOR = "#D62728"
 
 
-def _atlas_rows(rows):
-    if rows is None:
-        rows = _v.load_atlas()[0]
-    rows = list(rows)
+def _rows(rows, load):
+    rows = list(load()[0] if rows is None else rows)
     if not rows:
         raise ValueError("rows must not be empty")
     return rows
+
+
+def _atlas_rows(rows):
+    return _rows(rows, _v.load_atlas)
 
 
 def _fs_rows(rows):
-    if rows is None:
-        rows = _v.load_finite_size()[0]
-    rows = list(rows)
-    if not rows:
-        raise ValueError("rows must not be empty")
-    return rows
+    return _rows(rows, _v.load_finite_size)
 
 
 def _choice(name, value, allowed):
