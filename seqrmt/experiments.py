@@ -8,6 +8,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy import linalg
+from scipy.linalg import lapack
 
 from . import _checks
 from .model import VocabularyTable, make_table, pool, sample_signs, sample_tokens
@@ -46,6 +47,34 @@ class Simulation:
         return int(np.argmax(self.overlaps))
 
 
+def _eigh_top(S: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """All eigenvalues of the symmetric ``S`` (decreasing) and its top ``k`` eigenvectors.
+
+    One Householder tridiagonalization (LAPACK ``dsytrd``), all eigenvalues of the
+    tridiagonal matrix (``sterf``), the top ``k`` of its eigenvectors by bisection and
+    inverse iteration (``stebz``/``stein``), mapped back by the Householder reflectors
+    (``dormqr``): the cost of one eigenvalue-only decomposition.
+    """
+    n = S.shape[0]
+    if n < 3:
+        lam, vecs = linalg.eigh(S)
+        return lam[::-1].copy(), vecs[:, ::-1][:, :k]
+    lwork = int(lapack.dsytrd_lwork(n, lower=1)[0])
+    c, diag, off, tau, info = lapack.dsytrd(S, lower=1, lwork=lwork)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"dsytrd failed (info = {info})")
+    lam = linalg.eigh_tridiagonal(diag, off, eigvals_only=True, lapack_driver="sterf")
+    _, Z = linalg.eigh_tridiagonal(diag, off, select="i", select_range=(n - k, n - 1),
+                                   lapack_driver="stebz")
+    # Q = H(1) ... H(n-1), reflectors stored below the subdiagonal as in a QR of c[1:, :n-1]
+    Z = np.asfortranarray(Z)
+    QZ, _, info = lapack.dormqr("L", "N", c[1:, :n - 1], tau[:n - 1], Z[1:], max(1, 64 * k))
+    if info != 0:
+        raise np.linalg.LinAlgError(f"dormqr failed (info = {info})")
+    Z[1:] = QZ
+    return lam[::-1].copy(), Z[:, ::-1]
+
+
 def simulate_table(table: VocabularyTable, N: int, w: ArrayLike, R: ArrayLike, *,
                    centered: bool = True, seed=None, n_vectors: int = 5,
                    return_matrix: bool = False):
@@ -64,17 +93,13 @@ def simulate_table(table: VocabularyTable, N: int, w: ArrayLike, R: ArrayLike, *
         C -= C.mean(axis=1, keepdims=True)
     S = C @ C.T
     S /= N
-    k = min(n_vectors, table.d)
-    lam = linalg.eigh(S, eigvals_only=True, driver="evd", overwrite_a=False, check_finite=False)
-    _, vecs = linalg.eigh(S, subset_by_index=(table.d - k, table.d - 1), driver="evr",
-                         check_finite=False)
-    vecs = vecs[:, ::-1]
+    lam, vecs = _eigh_top(S, min(n_vectors, table.d))
     u = table.mu / np.linalg.norm(table.mu) if table.beta > 0 else None
     zbar = table.zbar
     Delta = table.Delta
-    overlaps = (u @ vecs) ** 2 if u is not None else np.zeros(k)
+    overlaps = (u @ vecs) ** 2 if u is not None else np.zeros(vecs.shape[1])
     mean_overlaps = (zbar @ vecs) ** 2 / (zbar @ zbar)
-    out = Simulation(eigenvalues=lam[::-1].copy(), overlaps=overlaps, mean_overlaps=mean_overlaps,
+    out = Simulation(eigenvalues=lam, overlaps=overlaps, mean_overlaps=mean_overlaps,
                      delta_norm2=float(Delta @ Delta), zbar_norm2=float(zbar @ zbar),
                      params=dict(d=table.d, V=table.V, N=N, beta=table.beta, centered=centered))
     return (out, S) if return_matrix else out

@@ -74,7 +74,7 @@ class VocabularyTable:
     @property
     def Delta(self) -> np.ndarray:
         """Noise of the empirical class-mean difference, ``(1/V) sum_v s_v z_v``."""
-        return (self.E - np.outer(self.mu, self.signs)) @ self.signs / self.V
+        return self.E @ self.signs / self.V - self.mu   # (1/V) sum_v s_v e_v = mu + Delta
 
     @property
     def zbar(self) -> np.ndarray:
@@ -111,7 +111,8 @@ def make_table(d: int, V: int, beta: float, *, seed=None) -> VocabularyTable:
     signs = np.ones(V)
     signs[V // 2:] = -1.0
     E = rng.standard_normal((d, V))
-    E += np.outer(mu, signs)
+    E[0] += mu[0] * signs          # mu = sqrt(beta) e_1
+
     return VocabularyTable(E=E, mu=mu, signs=signs, beta=beta)
 
 

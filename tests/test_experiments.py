@@ -255,3 +255,21 @@ def test_classification_curve_ordering():
         assert np.all((out[name]["mean"] >= 0) & (out[name]["mean"] <= 1))
     assert np.all(out["optimal"]["mean"] > out["mean"]["mean"] + 0.1)
     assert np.all(out["causal"]["mean"] > out["mean"]["mean"])
+
+
+@pytest.mark.parametrize("d,centered", [(3, True), (40, False), (150, True)])
+def test_simulated_spectrum_is_the_eigendecomposition_of_S(d, centered):
+    # simulate uses one tridiagonalization for all eigenvalues and the top vectors;
+    # compare with a full LAPACK eigendecomposition of the same matrix.
+    from scipy import linalg
+    R = sr.markov_correlation(6, 0.5)
+    table = sr.make_table(d, 2 * d, 1.5, seed=4)
+    sim, S = sr.simulate_table(table, 3 * d, sr.mean_weights(6), R, centered=centered,
+                               seed=5, n_vectors=3, return_matrix=True)
+    lam, vecs = linalg.eigh(S)
+    np.testing.assert_allclose(sim.eigenvalues, lam[::-1], rtol=1e-10, atol=1e-12 * lam[-1])
+    u = table.mu / np.linalg.norm(table.mu)
+    k = min(3, d)
+    gaps = np.abs(np.diff(lam[::-1][:k + 1]))
+    if np.all(gaps > 1e-8):   # eigenvectors are defined up to sign when eigenvalues are simple
+        np.testing.assert_allclose(sim.overlaps, (u @ vecs[:, ::-1][:, :k]) ** 2, atol=1e-10)
