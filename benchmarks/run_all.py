@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/run_all.py [--repeat 3]
+    python benchmarks/run_all.py [--repeat 7]
 
 Each benchmark runs in its own Python process (``bench_bulk.py``, ``bench_simulate.py``,
 ``bench_widgets.py``, all in this folder); their full reports are printed first, then
@@ -69,7 +69,7 @@ def bulk_rows(out: str) -> list[tuple[str, str, str, bool]]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=3, help="repeats for bench_simulate (best of)")
+    ap.add_argument("--repeat", type=int, default=7, help="repeats for bench_simulate (best of)")
     args = ap.parse_args(argv)
     rows: list[tuple[str, str, str, bool | None]] = []
 
