@@ -31,12 +31,29 @@ Run only these tests with ``pytest -m browser tests/browser``.
 from __future__ import annotations
 
 import glob
+import json
 import re
+import time
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
 import yaml
+
+#: Time from a key press on an explorer slider to the new frame being shown (ms), over
+#: every slider moved in this run; written to _build/artifacts/slider_latency.json.
+#: Reported, not asserted (speed is measured, not timed in tests).
+SLIDER_LATENCY_MS: list[float] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _report_slider_latency(screenshot_dir):
+    yield
+    if SLIDER_LATENCY_MS:
+        vals = sorted(SLIDER_LATENCY_MS)
+        summary = {"n": len(vals), "median_ms": vals[len(vals) // 2], "max_ms": vals[-1],
+                   "note": "key press to new frame, including the test driver's round trip"}
+        (screenshot_dir.parent / "slider_latency.json").write_text(json.dumps(summary, indent=1))
 
 
 pytestmark = pytest.mark.browser
@@ -210,12 +227,14 @@ def _check_explorers(page, problems: list[str]) -> int:
             top = handle.get_attribute("aria-valuemax")
             key = "ArrowLeft" if (now is not None and now == top) else "ArrowRight"
             handle.focus()
+            t0 = time.perf_counter()
             handle.press(key)
             try:
                 page.wait_for_function(
                     f"([box, before]) => ({JS_VISIBLE_IMG_SRC})(box) !== before && "
                     f"({JS_VISIBLE_IMG_SRC})(box) !== ''",
                     arg=[box.element_handle(), before], timeout=5_000)
+                SLIDER_LATENCY_MS.append(1e3 * (time.perf_counter() - t0))
             except Exception:
                 problems.append(f"explorer #{b}, slider #{s}: pressing {key} did not change the image")
                 ok = False
