@@ -37,6 +37,7 @@ __all__ = [
     "embed",
     "pool",
     "sample_matrix",
+    "sizes",
 ]
 
 
@@ -114,6 +115,18 @@ def make_table(d: int, V: int, beta: float, *, seed=None) -> VocabularyTable:
     E[0] += mu[0] * signs          # mu = sqrt(beta) e_1
 
     return VocabularyTable(E=E, mu=mu, signs=signs, beta=beta)
+
+
+def sizes(d: int, delta: float, gamma: float) -> tuple[int, int]:
+    """``(V, N)`` for a dimension ``d`` and ratios ``delta = d/V``, ``gamma = d/N``.
+
+    ``V`` is rounded to the nearest even integer (two balanced classes), ``N`` to the
+    nearest integer, both at least 2.
+    """
+    d = _checks.integer("d", d)
+    delta = _checks.positive("delta", delta)
+    gamma = _checks.positive("gamma", gamma)
+    return max(2, 2 * int(round(d / delta / 2))), max(2, int(round(d / gamma)))
 
 
 # --- positional correlation R -------------------------------------------------

@@ -67,8 +67,8 @@ def test_kappa_and_token_figures():
 
 
 def test_helpers():
-    assert srp.bulk_sizes(100, 0.5, 2.0) == (200, 50)
-    assert srp.bulk_sizes(100, 3.0, 0.5)[0] % 2 == 0
+    assert sr.sizes(100, 0.5, 2.0) == (200, 50)
+    assert sr.sizes(100, 3.0, 0.5)[0] % 2 == 0
     w = srp.bulk_weights("random", 5)
     assert np.all(w > 0) and np.isclose(w.sum(), 1)
     assert np.allclose(srp.bulk_weights("mean", 4), 0.25)
@@ -86,7 +86,7 @@ def test_helpers():
     (srp.bulk_simulation_figure, {"weights": "uniform"}, "weights"),
     (srp.bulk_simulation_figure, {"T": 0}, "T"),
     (srp.bulk_token_count_figure, {"Ts": ()}, "Ts"),
-    (srp.bulk_sizes, {"d": 10, "delta": 0.0, "gamma": 1.0}, "delta"),
+    (sr.sizes, {"d": 10, "delta": 0.0, "gamma": 1.0}, "delta"),
 ])
 def test_bad_input(fn, kw, name):
     with pytest.raises(ValueError, match=name):

@@ -87,7 +87,7 @@ def attention_weight_samples(d: int = 256, *, T: int = 16, L: int = 4, tau: floa
     delta = _checks.positive("delta", delta)
     beta = _checks.nonnegative("beta", beta)
     R = _prefix_or(R, T, L)
-    V = max(2, int(round(d / delta / 2)) * 2)
+    V = sr.sizes(d, delta, 1.0)[0]
     rng = np.random.default_rng(seed)
     table = sr.make_table(d, V, beta, seed=rng)
     xi = sr.sample_signs(n_sequences, R, seed=rng)
@@ -157,8 +157,7 @@ def attention_spectrum_data(d: int = 400, *, delta: float = 0.5, gamma: float = 
     beta = _checks.positive("beta", beta)
     tau = _checks.real("tau", tau)
     R = _prefix_or(R, T, L)
-    V = max(2, int(round(d / delta / 2)) * 2)
-    N = max(2, int(round(d / gamma)))
+    V, N = sr.sizes(d, delta, gamma)
     rng = np.random.default_rng(seed)
     table = sr.make_table(d, V, beta, seed=rng)
     xi = sr.sample_signs(N, R, seed=rng)

@@ -12,14 +12,14 @@ import numpy as np
 from .. import _checks
 from ..attention import causal_weights, kappa as _kappa, mean_weights
 from ..experiments import simulate
-from ..model import prefix_correlation
+from ..model import prefix_correlation, sizes
 from ..spectrum import (BulkLaw, bulk_critical_points, bulk_inverse_map, bulk_atom, bulk_density, bulk_edges, mp_density,
                         mp_edges)
 from ._style import IDEAL_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, finish
 
 __all__ = ["bulk_mp_figure", "bulk_density_figure", "bulk_inverse_map_figure", "bulk_limits_figure",
            "bulk_simulation_figure", "bulk_kappa_figure", "bulk_token_count_figure",
-           "bulk_weights", "bulk_sizes", "bulk_kolmogorov"]
+           "bulk_weights", "bulk_kolmogorov"]
 
 _RANDOM_COLOR = "#937860"
 _ZERO_TOL = 1e-9
@@ -37,16 +37,6 @@ def bulk_weights(name: str, T: int) -> np.ndarray:
         w = np.random.default_rng(0).exponential(size=T)
         return w / w.sum()
     raise ValueError(f"weights must be 'mean', 'causal' or 'random', got {name!r}")
-
-
-def bulk_sizes(d: int, delta: float, gamma: float) -> tuple[int, int]:
-    """``(V, N)`` closest to ``d/delta`` (rounded to an even number) and ``d/gamma``."""
-    d = _checks.integer("d", d, minimum=2)
-    delta = _checks.positive("delta", delta)
-    gamma = _checks.positive("gamma", gamma)
-    V = max(2, 2 * int(round(d / delta / 2)))
-    N = max(2, int(round(d / gamma)))
-    return V, N
 
 
 def bulk_kolmogorov(eigenvalues, law) -> float:
@@ -234,7 +224,7 @@ def bulk_limits_figure(gamma: float = 0.5, deltas=(1.0, 0.3, 0.1, 0.02), kappa: 
 
 
 def _simulate_bulk(d, delta, gamma, w, beta, seed):
-    V, N = bulk_sizes(d, delta, gamma)
+    V, N = sizes(d, delta, gamma)
     R = prefix_correlation(w.size, 1)          # independent signs: alpha = kappa, no outlier
     sim = simulate(d, V, N, w, R, beta, centered=True, seed=seed, n_vectors=1)
     return sim.eigenvalues, V, N

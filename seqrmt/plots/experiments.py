@@ -15,7 +15,6 @@ import numpy as np
 import seqrmt as sr
 
 from .. import _checks
-from .bulk import bulk_sizes
 
 from ._style import (IDEAL_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure,
                      finish)
@@ -34,7 +33,7 @@ _NAMES = ("mean", "causal", "optimal")
 
 def _sizes(d, delta, gamma):
     d = _checks.integer("d", d)
-    return (d, *bulk_sizes(d, delta, gamma))
+    return (d, *sr.sizes(d, delta, gamma))
 
 
 def experiments_weights(T: int = 16, L: int = 4, *, names: Sequence[str] = _NAMES,

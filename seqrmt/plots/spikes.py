@@ -17,7 +17,7 @@ from ..attention import alpha as _alpha
 from ..attention import named_weights
 from ..attention import kappa as _kappa
 from ..experiments import simulate
-from ..model import prefix_correlation
+from ..model import prefix_correlation, sizes
 from ..spectrum import bulk_atom, bulk_density, bulk_edges
 from ..spikes import (critical_beta, population_threshold, predict, sample_threshold,
                       spike_curve)
@@ -39,11 +39,7 @@ def _theory(theory: str) -> tuple[bool, bool]:
 
 def _sizes(d, delta, gamma):
     d = _checks.integer("d", d, minimum=2)
-    delta = _checks.positive("delta", delta)
-    gamma = _checks.positive("gamma", gamma)
-    V = max(2, 2 * int(round(d / delta / 2)))
-    N = max(2, int(round(d / gamma)))
-    return d, V, N
+    return (d, *sizes(d, delta, gamma))
 
 
 def _draw_spectrum(ax, sim, exact, ideal, *, bins, show_legend=True):

@@ -15,7 +15,7 @@ from ..attention import alpha as _alpha
 from ..attention import named_weights, optimal_weights
 from ..attention import kappa as _kappa
 from ..experiments import simulate
-from ..model import copula_correlation, markov_correlation, prefix_correlation
+from ..model import copula_correlation, markov_correlation, prefix_correlation, sizes
 from ..spikes import critical_beta, spike_curve
 from ._style import SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, finish
 
@@ -181,8 +181,7 @@ def weights_alignment(*, family: str = "prefix", T: int = 16, L: int = 4, rho: f
     d = _checks.integer("d", d, minimum=2)
     R = weights_correlation(family, T=T, L=L, rho=rho, decay=decay)
     ws = weights_family(R)
-    V = max(2, 2 * int(round(d / delta / 2)))
-    N = max(2, int(round(d / gamma)))
+    V, N = sizes(d, delta, gamma)
     b = np.linspace(0.0, beta_max, 301)
     seeds = list(seeds)
     sim_betas = [_checks.nonnegative("sim_betas", x) for x in sim_betas]
