@@ -295,14 +295,26 @@ def embed(table: VocabularyTable, tokens: ArrayLike) -> np.ndarray:
     return table.E.T[tokens]
 
 
+def _token_matrix(tokens: np.ndarray, w: np.ndarray, V: int):
+    """Sparse ``N x V`` matrix ``A[n, v] = sum_t w_t 1{v(n,t) = v}`` (repeated tokens summed).
+
+    Pooling is ``C^T = A E^T``; ``A`` is the weighted token-count matrix whose
+    randomness gives the ``MP_gamma`` factor of Theorem 1. Inputs are not validated
+    (see :func:`pool`).
+    """
+    from scipy import sparse
+
+    N, T = tokens.shape
+    return sparse.csr_matrix((np.tile(w, N), (np.repeat(np.arange(N), T), tokens.ravel())),
+                             shape=(N, V))
+
+
 def pool(table: VocabularyTable, tokens: ArrayLike, w: ArrayLike) -> np.ndarray:
     """Pooled representations ``c_n = sum_t w_t e_{v(n,t)}`` as the columns of ``C`` (d x N).
 
     Computed as ``C = E A`` with the sparse ``V x N`` weighted token-count matrix
     ``A[v, n] = sum_t w_t 1{v(n,t) = v}`` (``d N T`` flops, no ``d x N`` copies per position).
     """
-    from scipy import sparse
-
     table = _checks.table(table)
     tokens = _tokens(tokens)
     if tokens.ndim != 2:
@@ -310,10 +322,7 @@ def pool(table: VocabularyTable, tokens: ArrayLike, w: ArrayLike) -> np.ndarray:
     w = _checks.weights(w, T=tokens.shape[1])
     if tokens.min(initial=0) < 0 or tokens.max(initial=0) >= table.V:
         raise ValueError(f"tokens entries must lie in [0, V = {table.V})")
-    N, T = tokens.shape
-    A = sparse.csr_matrix((np.tile(w, N), (np.repeat(np.arange(N), T), tokens.ravel())),
-                          shape=(N, table.V))          # A^T; duplicates are summed
-    return np.asarray((A @ table.E.T).T)
+    return np.asarray((_token_matrix(tokens, w, table.V) @ table.E.T).T)
 
 
 def sample_matrix(C: ArrayLike, *, centered: bool = True) -> np.ndarray:

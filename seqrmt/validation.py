@@ -72,12 +72,11 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import linalg, sparse
+from scipy import linalg
 
 from . import _checks
-from .attention import causal_weights, kappa as _kappa, mean_weights, optimal_weights
-from .model import (copula_correlation, make_table, markov_correlation, prefix_correlation,
-                    sample_signs, sample_tokens)
+from .attention import WEIGHT_NAMES, kappa as _kappa, mean_weights, named_weights
+from .model import (copula_correlation, make_table, markov_correlation, prefix_correlation, sample_signs, sample_tokens, sizes, _token_matrix)
 from .spectrum import BulkLaw
 from .spikes import critical_beta, predict, sample_threshold
 
@@ -85,8 +84,7 @@ __all__ = [
     "ATLAS_GRID",
     "Tolerance",
     "atlas_correlation",
-    "atlas_weights",
-    "atlas_betas",
+        "atlas_betas",
     "kolmogorov_distance",
     "atlas",
     "explain",
@@ -143,20 +141,6 @@ def atlas_correlation(name: str, T: int = _T) -> np.ndarray:
     if name == "independent":
         return np.eye(T)
     raise ValueError(f"R must be 'prefix', 'markov', 'copula' or 'independent', got {name!r}")
-
-
-def atlas_weights(name: str, R: ArrayLike) -> np.ndarray:
-    """``"mean"`` (``1/T``), ``"causal"`` (deterministic causal attention at ``tau = 0``)
-    or ``"optimal"`` (top eigenvector of ``R``, Theorem 5)."""
-    R = _checks.correlation(R)
-    T = R.shape[0]
-    if name == "mean":
-        return mean_weights(T)
-    if name == "causal":
-        return causal_weights(T, 0.0)
-    if name == "optimal":
-        return optimal_weights(R)
-    raise ValueError(f"weights must be 'mean', 'causal' or 'optimal', got {name!r}")
 
 
 def atlas_betas(delta: float, gamma: float, w: ArrayLike, R: ArrayLike) -> dict:
@@ -321,19 +305,9 @@ def kolmogorov_distance(eigenvalues: ArrayLike, law, n_exclude: int = 0) -> floa
     return float(max(np.max(np.abs(right - F)), np.max(np.abs(left - F_left))))
 
 
-def _ratios(d: int, delta: float, gamma: float) -> tuple[int, int]:
-    V = max(2, 2 * int(round(d / delta / 2)))
-    N = max(2, int(round(d / gamma)))
-    return V, N
-
-
 def _pool_sparse(ZT: np.ndarray, tokens: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """``C = sum_t w_t E[:, tokens[:, t]]`` (d x N) as ``(A E^T)^T`` with sparse ``A``."""
-    N, T = tokens.shape
-    A = sparse.csr_matrix((np.tile(w, N), tokens.ravel(), np.arange(0, N * T + 1, T)),
-                          shape=(N, ZT.shape[0]))
-    A.sum_duplicates()
-    return np.ascontiguousarray((A @ ZT).T)
+    """``C = sum_t w_t Z[:, tokens[:, t]]`` (d x N) from the transposed table noise ``ZT``."""
+    return np.ascontiguousarray((_token_matrix(tokens, w, ZT.shape[0]) @ ZT).T)
 
 
 def _spectra(d: int, V: int, N: int, R: np.ndarray, weights: Mapping[str, np.ndarray],
@@ -468,6 +442,9 @@ def _grid(grid: Mapping | None) -> dict:
     for k in g["regime"]:
         if k not in ("low", "mid", "high"):
             raise ValueError(f"grid['regime'] values must be 'low', 'mid' or 'high', got {k!r}")
+    for k in g["weights"]:
+        if k not in WEIGHT_NAMES:
+            raise ValueError(f"grid['weights'] values must be among {WEIGHT_NAMES}, got {k!r}")
     return g
 
 
@@ -515,10 +492,10 @@ def atlas(d: int = 800, seeds: int | Sequence[int] = 4, *, grid: Mapping | None 
     t0 = time.time()
     blocks = [(dl, gm, rn) for dl in g["delta"] for gm in g["gamma"] for rn in g["R"]]
     for ib, (dl_nom, gm_nom, rname) in enumerate(blocks):
-        V, N = _ratios(d, dl_nom, gm_nom)
+        V, N = sizes(d, dl_nom, gm_nom)
         dl, gm = d / V, d / N
         R = atlas_correlation(rname, T)
-        ws = {wn: atlas_weights(wn, R) for wn in g["weights"]}
+        ws = {wn: named_weights(wn, R) for wn in g["weights"]}
         choice = {wn: atlas_betas(dl, gm, w, R) for wn, w in ws.items()}
         if betas is not None:
             for wn in ws:
@@ -707,10 +684,10 @@ def finite_size(ds: Sequence[int] = (200, 400, 800, 1600), seeds: Mapping[int, i
     t0 = time.time()
     for name, (dl_nom, gm_nom, rname, wname, centered, rule) in settings.items():
         R = atlas_correlation(rname, T)
-        w = atlas_weights(wname, R)
+        w = named_weights(wname, R)
         for d in ds:
             d = _checks.integer("d", d, minimum=8)
-            V, N = _ratios(d, dl_nom, gm_nom)
+            V, N = sizes(d, dl_nom, gm_nom)
             dl, gm = d / V, d / N
             ch = atlas_betas(dl, gm, w, R)
             beta = ch["betas"][rule[1]] if rule[0] == "regime" else rule[1] * ch["beta_c_sample"]
@@ -761,7 +738,7 @@ def bulk_vs_T(d: int = 800, Ts: Sequence[int] = (1, 2, 4, 8, 16), seeds: int = 3
     """
     d = _checks.integer("d", d, minimum=8)
     seeds = _checks.integer("seeds", seeds)
-    V, N = _ratios(d, delta, gamma)
+    V, N = sizes(d, delta, gamma)
     dl, gm = d / V, d / N
     rows = []
     t0 = time.time()

@@ -67,7 +67,7 @@ def test_kolmogorov_distance_with_atom():
 
 def test_spectra_same_draws_as_simulate():
     R = sv.atlas_correlation("copula", 8)
-    w = sv.atlas_weights("causal", R)
+    w = sr.named_weights("causal", R)
     d, V, N = 60, 100, 90
     for centered in (True, False):
         sim = sr.simulate(d, V, N, w, R, 0.8, centered=centered, seed=3)
@@ -78,10 +78,10 @@ def test_spectra_same_draws_as_simulate():
 
 def test_atlas_betas_rules():
     R = sv.atlas_correlation("prefix")
-    b = sv.atlas_betas(0.5, 0.25, sv.atlas_weights("mean", R), R)
+    b = sv.atlas_betas(0.5, 0.25, sr.named_weights("mean", R), R)
     assert b["rule"] == "standard"
     assert 0 < b["betas"]["low"] < b["beta_c_pop"] < b["betas"]["mid"] < b["beta_c_sample"] < b["betas"]["high"]
-    b = sv.atlas_betas(0.5, 0.25, sv.atlas_weights("optimal", R), R)
+    b = sv.atlas_betas(0.5, 0.25, sr.named_weights("optimal", R), R)
     assert b["rule"] == "always" and b["beta_c_sample"] == 0.0
     assert b["betas"]["low"] == 0.0 and b["betas"]["high"] == pytest.approx(2 * b["beta_c_sample_ideal"])
 
@@ -89,8 +89,8 @@ def test_atlas_betas_rules():
 def test_bad_arguments():
     with pytest.raises(ValueError, match="R must be"):
         sv.atlas_correlation("toeplitz")
-    with pytest.raises(ValueError, match="weights must be"):
-        sv.atlas_weights("softmax", np.eye(3))
+    with pytest.raises(ValueError, match="grid\\['weights'\\] values must be"):
+        sv.atlas(100, 2, grid={"weights": ["softmax"]})
     with pytest.raises(ValueError, match="grid has unknown keys"):
         sv.atlas(100, 2, grid={"beta": [1.0]})
     with pytest.raises(ValueError, match="regime"):

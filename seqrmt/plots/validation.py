@@ -12,6 +12,8 @@ from matplotlib.lines import Line2D
 
 from .. import _checks
 from .. import validation as _v
+from ..attention import named_weights
+from ..model import sizes
 from ..spectrum import BulkLaw
 from ..spikes import critical_beta, predict, spike_curve
 from ._style import (IDEAL_COLOR, MEAN_SPIKE_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS,
@@ -288,7 +290,7 @@ def validation_bulk_histogram(*, T: int = 1, d: int = 400, delta: float = 0.5, g
     delta = _checks.positive("delta", delta)
     gamma = _checks.positive("gamma", gamma)
     seed = _checks.integer("seed", seed, minimum=0)
-    V, N = _v._ratios(d, delta, gamma)
+    V, N = sizes(d, delta, gamma)
     w = np.full(T, 1.0 / T)
     (_, _, _, lam, _, _), = _v._spectra(d, V, N, np.eye(T), {"m": w}, {"m": [0.0]}, [True], seed, n_top=1)
     law = BulkLaw(d / V, d / N, 1.0 / T)
@@ -330,8 +332,8 @@ def validation_transition(*, R: str = "prefix", weights: str = "mean", delta: fl
     seeds = _checks.integer("seeds", seeds)
     n_beta = _checks.integer("n_beta", n_beta, minimum=2)
     Rm = _v.atlas_correlation(R)
-    w = _v.atlas_weights(weights, Rm)
-    V, N = _v._ratios(d, delta, gamma)
+    w = named_weights(weights, Rm)
+    V, N = sizes(d, delta, gamma)
     dl, gm = d / V, d / N
     bs = critical_beta(dl, gm, w, Rm)
     bsi = critical_beta(dl, gm, w, Rm, finite_table=False)
