@@ -102,3 +102,16 @@ def test_transition():
         srp.validation_transition(weights="softmax")
     with pytest.raises(ValueError, match="R"):
         srp.validation_transition(R="toeplitz")
+
+
+def test_validation_table_lists_the_chosen_quantities():
+    rows, _ = sv.load_atlas()
+    rows = [r for r in rows if r["delta_nominal"] == 0.5 and r["gamma_nominal"] == 0.25]
+    table = srp.validation_table(rows, quantities="overlap_signal")
+    n = sum(r["quantity"] == "overlap_signal" for r in rows)
+    assert len(table.rows) == n > 0
+    html = table._repr_html_()
+    assert html.count("<tr>") == n + 1 and "verdict" in html
+    assert "overlap_signal" in repr(table)
+    with pytest.raises(ValueError, match="quantities"):
+        srp.validation_table(rows, quantities="lambda_99")

@@ -19,7 +19,8 @@ from ..spikes import critical_beta, predict, spike_curve
 from ._style import (IDEAL_COLOR, MEAN_SPIKE_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS,
                      figure, finish)
 
-__all__ = ["validation_atlas", "validation_ideal", "validation_mean_spike",
+__all__ = [
+    "validation_table","validation_atlas", "validation_ideal", "validation_mean_spike",
            "validation_scaling", "validation_bulk_T", "validation_bulk_histogram",
            "validation_transition"]
 
@@ -383,3 +384,44 @@ class _NoLaw:
     @staticmethod
     def cdf(x):
         return np.zeros_like(np.asarray(x, dtype=float))
+
+
+class _Table:
+    """A small table shown as HTML in Jupyter and in the book, as text elsewhere."""
+
+    def __init__(self, header: list[str], rows: list[list[str]], status: list[str]):
+        self.header, self.rows, self.status = header, rows, status
+
+    def __repr__(self) -> str:
+        widths = [max(len(h), *(len(r[i]) for r in self.rows)) for i, h in enumerate(self.header)]
+        line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths))  # noqa: E731
+        return "\n".join([line(self.header)] + [line(r) for r in self.rows])
+
+    def _repr_html_(self) -> str:
+        import html
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in self.header)
+        body = []
+        for r, st in zip(self.rows, self.status):
+            style = "" if st == "agree" else ' style="color:#D62728;font-weight:bold"'
+            body.append("<tr>" + "".join(f"<td{style if i == len(r) - 1 else ''}>{html.escape(c)}</td>"
+                                         for i, c in enumerate(r)) + "</tr>")
+        return ('<table style="font-size:0.8em;white-space:nowrap">'
+                f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>")
+
+
+def validation_table(rows, quantities=("lambda_signal", "overlap_signal")):
+    """Atlas rows as a table: cell, quantity, exact and idealized prediction, simulation
+    mean and standard error, verdict (from :func:`seqrmt.validation.atlas`)."""
+    rows = _atlas_rows(rows)
+    if isinstance(quantities, str):
+        quantities = (quantities,)
+    unknown = set(quantities) - set(_v.ATLAS_QUANTITIES)
+    if unknown:
+        raise ValueError(f"quantities must be among {_v.ATLAS_QUANTITIES}, got {sorted(unknown)}")
+    keep = [r for r in rows if r["quantity"] in quantities]
+    cells = [[r["weights"], f"{r['beta']:.3g} ({r['regime']})",
+              "centered" if r["centered"] else "uncentered", r["quantity"],
+              f"{r['predicted']:.4f}", f"{r['predicted_ideal']:.4f}", f"{r['empirical']:.4f}",
+              f"{r['sem']:.4f}", r["status"]] for r in keep]
+    header = ["weights", "beta", "S", "quantity", "exact", "idealized", "simulation", "s.e.m.", "verdict"]
+    return _Table(header, cells, [r["status"] for r in keep])
