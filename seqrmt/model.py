@@ -279,19 +279,22 @@ def sample_tokens(xi: ArrayLike, V: int, *, seed=None) -> np.ndarray:
     return rng.integers(0, half, size=xi.shape) + np.where(xi < 0, half, 0)
 
 
-def _tokens(tokens: ArrayLike) -> np.ndarray:
+def _tokens(tokens: ArrayLike, V: int) -> np.ndarray:
+    """An (N, T) integer array of token indices in ``[0, V)``."""
     arr = np.asarray(tokens)
     if arr.dtype.kind not in "iu":
         raise TypeError(f"tokens must be an (N, T) array of integer token indices, got dtype {arr.dtype}")
+    if arr.ndim != 2:
+        raise ValueError(f"tokens must be an (N, T) integer array, got shape {arr.shape}")
+    if arr.min(initial=0) < 0 or arr.max(initial=0) >= V:
+        raise ValueError(f"tokens entries must lie in [0, V = {V})")
     return arr
 
 
 def embed(table: VocabularyTable, tokens: ArrayLike) -> np.ndarray:
     """Token embeddings ``X[n, t] = e_{v(n, t)}``, shape ``(N, T, d)``."""
     table = _checks.table(table)
-    tokens = _tokens(tokens)
-    if tokens.ndim != 2 or tokens.min(initial=0) < 0 or tokens.max(initial=0) >= table.V:
-        raise ValueError(f"tokens must be an (N, T) integer array with entries in [0, V = {table.V})")
+    tokens = _tokens(tokens, table.V)
     return table.E.T[tokens]
 
 
@@ -316,12 +319,8 @@ def pool(table: VocabularyTable, tokens: ArrayLike, w: ArrayLike) -> np.ndarray:
     ``A[v, n] = sum_t w_t 1{v(n,t) = v}`` (``d N T`` flops, no ``d x N`` copies per position).
     """
     table = _checks.table(table)
-    tokens = _tokens(tokens)
-    if tokens.ndim != 2:
-        raise ValueError(f"tokens must be an (N, T) integer array, got shape {tokens.shape}")
+    tokens = _tokens(tokens, table.V)
     w = _checks.weights(w, T=tokens.shape[1])
-    if tokens.min(initial=0) < 0 or tokens.max(initial=0) >= table.V:
-        raise ValueError(f"tokens entries must lie in [0, V = {table.V})")
     return np.asarray((_token_matrix(tokens, w, table.V) @ table.E.T).T)
 
 

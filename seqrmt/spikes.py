@@ -66,9 +66,11 @@ class SpikeCurve:
 
     Where an outlier is absent its location is the corresponding bulk edge (the limit
     of the top eigenvalue) and its squared cosine is 0; ``population_exists`` and
-    ``sample_exists`` say which case holds.
+    ``sample_exists`` say which case holds. ``bulk_edge`` is the right edge of the
+    sample bulk ``kappa (MP_delta boxtimes MP_gamma)`` (Theorem 1).
     """
 
+    bulk_edge: np.ndarray
     population_exists: np.ndarray
     population_location: np.ndarray
     population_overlap: np.ndarray
@@ -126,6 +128,7 @@ def spike_curve(theta: ArrayLike, delta: ArrayLike, gamma: ArrayLike,
     samp = pop & (dphi > 0)
     edge = _sample_edge(delta, gamma, kappa)
     return SpikeCurve(
+        bulk_edge=edge,
         population_exists=pop,
         population_location=np.where(pop, lam, pop_edge),
         population_overlap=np.where(pop, eta_pop, 0.0),
@@ -278,7 +281,7 @@ def predict(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, beta: float,
     return Prediction(
         delta=delta, gamma=gamma, beta=beta, centered=bool(centered),
         finite_table=bool(finite_table), kappa=k, alpha=a, sigma_w=s, theta=theta,
-        snr=theta / k, bulk_edge=float(_sample_edge(delta, gamma, k)),
+        snr=theta / k, bulk_edge=float(c.bulk_edge[0]),
         population_outlier=float(c.population_location[0]) if c.population_exists[0] else None,
         population_overlap=float(c.population_overlap[0]),
         sample_outlier=float(c.sample_location[0]) if c.sample_exists[0] else None,
