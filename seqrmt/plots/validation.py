@@ -12,7 +12,7 @@ from matplotlib.lines import Line2D
 
 from .. import _checks
 from .. import validation as _v
-from ..attention import named_weights
+from ..attention import alpha, kappa, named_weights
 from ..model import sizes
 from ..spectrum import BulkLaw
 from ..spikes import critical_beta, predict, spike_curve
@@ -342,8 +342,7 @@ def validation_transition(*, R: str = "prefix", weights: str = "mean", delta: fl
     bmax = beta_max if beta_max is not None else 2.5 * max(bs, bsi)
     bmax = _checks.positive("beta_max", bmax)
     fine = np.linspace(0.0, bmax, 200)
-    k = float(w @ w)
-    a = float(w @ Rm @ w)
+    k, a = kappa(w), alpha(w, Rm)
     ex = spike_curve(a * (fine + dl), dl, gm, k)
     idl = spike_curve(a * fine, dl, gm, k)
     with np.errstate(invalid="ignore", divide="ignore"):
