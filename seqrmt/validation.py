@@ -72,9 +72,9 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import linalg
 
 from . import _checks
+from .experiments import _eigh_top
 from .attention import WEIGHT_NAMES, kappa as _kappa, mean_weights, named_weights
 from .model import (copula_correlation, make_table, markov_correlation, prefix_correlation, sample_signs, sample_tokens, sizes, _token_matrix)
 from .spectrum import BulkLaw
@@ -226,57 +226,27 @@ class Tolerance:
 
 
 # --------------------------------------------------------------------------- BLAS threads
-def _openblas_handles():
-    """``(get, set)`` functions of every OpenBLAS loaded in this process (Linux; best effort)."""
-    import ctypes
-    out = []
-    try:
-        with open("/proc/self/maps") as fh:
-            paths = {line.split()[-1] for line in fh if "openblas" in line.lower() and "/" in line}
-    except OSError:
-        return out
-    for path in sorted(paths):
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError:
-            continue
-        for suffix in ("64_", "", "_64"):
-            for prefix in ("scipy_openblas", "openblas"):
-                get = getattr(lib, f"{prefix}_get_num_threads{suffix}", None)
-                put = getattr(lib, f"{prefix}_set_num_threads{suffix}", None)
-                if get is not None and put is not None:
-                    out.append((get, put))
-                    break
-            else:
-                continue
-            break
-    return out
-
-
 class blas_threads:
-    """Context manager limiting OpenBLAS to ``n`` threads (no-op when ``n`` is None or
-    no OpenBLAS is found).  The simulations here are many small products and
-    eigendecompositions, for which one thread is fastest, and much faster than threaded
-    BLAS on a busy machine."""
+    """Context manager limiting the BLAS/LAPACK libraries loaded in this process to ``n``
+    threads (no-op when ``n`` is None), through :func:`threadpoolctl.threadpool_limits`
+    (OpenBLAS, MKL, BLIS, ... portably).  The simulations here are many small products
+    and eigendecompositions, for which one thread is fastest, and much faster than
+    threaded BLAS on a busy machine."""
 
     def __init__(self, n: int | None = 1):
-        self.n = n
-        self._saved: list = []
+        self.n = None if n is None else _checks.integer("n", n)
+        self._limiter = None
 
     def __enter__(self):
         if self.n is not None:
-            for get, put in _openblas_handles():
-                try:
-                    self._saved.append((put, int(get())))
-                    put(int(self.n))
-                except Exception:  # pragma: no cover - foreign library
-                    pass
+            from threadpoolctl import threadpool_limits
+            self._limiter = threadpool_limits(limits=self.n, user_api="blas")
         return self
 
     def __exit__(self, *exc):
-        for put, n in self._saved:
-            put(n)
-        self._saved = []
+        if self._limiter is not None:
+            self._limiter.restore_original_limits()
+            self._limiter = None
         return False
 
 
@@ -352,10 +322,8 @@ def _spectra_body(d, V, N, R, weights, betas, centerings, seed, n_top):
                     Sc = S - np.outer(cb, cb)
                 else:
                     Sc = S
-                lam = linalg.eigh(Sc, eigvals_only=True, driver="evd", check_finite=False)
-                k = min(n_top, d)
-                _, U = linalg.eigh(Sc, subset_by_index=(d - k, d - 1), driver="evr", check_finite=False)
-                yield wname, beta, centered, lam[::-1].copy(), U[:, ::-1].copy(), info
+                lam, U = _eigh_top(Sc, min(n_top, d))
+                yield wname, beta, centered, lam, U, info
 
 
 def _predicted(p, kind: str) -> dict:
