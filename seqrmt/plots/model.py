@@ -221,9 +221,10 @@ def model_decomposition_figure(d: int = 400, V: int = 400, N: int = 1500, T: int
     """The decomposition ``c_n = (w^T xi_n)(mu + Delta) + sigma_w zbar + eps_n``.
 
     Mean pooling on a prefix model.  Left: the projection of ``c_n - sigma_w zbar`` on the
-    unit vector ``a = (mu + Delta)/||mu + Delta||`` against the scalar ``w^T xi_n``; the
-    line has slope ``||mu + Delta||`` and the vertical spread is the noise ``eps_n`` (variance
-    close to ``kappa``).  Right: the same against a random direction orthogonal to ``a``,
+    spike direction ``u_tilde = (mu + Delta)/||mu + Delta||`` against the scalar ``w^T xi_n``;
+    the line has slope ``||mu + Delta||`` and the vertical spread is the noise ``eps_n``
+    (variance close to ``kappa``).  Right: the same against a random direction orthogonal to
+    ``u_tilde``,
     where only noise is left.  With the default ``beta = 0`` there is no signal at all, yet
     the class-mean noise ``Delta`` (``||Delta||^2 ~ d/V``) produces a genuine linear trend.
     """
@@ -239,15 +240,16 @@ def model_decomposition_figure(d: int = 400, V: int = 400, N: int = 1500, T: int
     X = C - _sigma_w(w) * table.zbar[:, None]
     fig, axes = figure(2, width=8.8, height=3.5, sharey=True)
     grid = np.linspace(s.min(), s.max(), 2)
-    for ax, (v, name) in zip(axes, ((a, r"$a=(\mu+\Delta)/\|\mu+\Delta\|$"), (r, r"random $r \perp a$"))):
+    for ax, (q, name) in zip(axes, ((a, r"$q=\tilde u=(\mu+\Delta)/\|\mu+\Delta\|$"),
+                                    (r, r"$q=r$, random, $r \perp \tilde u$"))):
         jitter = np.random.default_rng(1).uniform(-0.15, 0.15, size=N) / T
-        ax.scatter(s + jitter, v @ X, s=5, alpha=0.35, color=SIM_COLOR, label="sequences")
-        slope = float(v @ md)
+        ax.scatter(s + jitter, q @ X, s=5, alpha=0.35, color=SIM_COLOR, label="sequences")
+        slope = float(q @ md)
         ax.plot(grid, slope * grid, color=THEORY_COLOR, lw=1.5,
-                label=f"slope $v^\\top(\\mu+\\Delta)$ = {slope:.2f}")
+                label=f"slope $q^\\top(\\mu+\\Delta)$ = {slope:.2f}")
         ax.xaxis.set_major_locator(MaxNLocator(5))
-        finish(ax, xlabel=r"$w^\top \xi_n$ (jittered)", ylabel=r"$v^\top(c_n - \sigma_w \bar z)$",
-               title=f"$v$ = {name}")
+        finish(ax, xlabel=r"$w^\top \xi_n$ (jittered)", ylabel=r"$q^\top(c_n - \sigma_w \bar z)$",
+               title=name)
     fig.suptitle(f"$\\beta$={beta:g}, d={d}, V={V}: $\\|\\Delta\\|^2$={table.Delta @ table.Delta:.2f}, "
                  f"$\\kappa$={_kappa(w):.3f}, $\\alpha$={_alpha(w, R):.3f}", fontsize="medium")
     return fig
