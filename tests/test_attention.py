@@ -68,14 +68,19 @@ def _random_R(kind, T, seed):
     return S / np.outer(s, s)
 
 
+def _ratio(w, R):
+    return float(w @ R @ w / (w @ w))
+
+
 @settings(max_examples=60, deadline=None)
 @given(kind=st.sampled_from(["prefix", "markov", "gram"]), T=st.integers(1, 12),
        seed=st.integers(0, 2**31 - 1))
 def test_optimal_weights_maximize_ratio(kind, T, seed):
     R = _random_R(kind, T, seed)
-    w_opt = sr.optimal_weights(R)
-    best = sr.alpha(w_opt, R) / sr.kappa(w_opt)
     lam_max = np.linalg.eigvalsh(R)[-1]
+    u = sr.optimal_weights(R, normalize="unit")          # unconstrained optimum, any R
+    assert np.linalg.norm(u) == pytest.approx(1.0, rel=1e-12) and u.sum() >= -1e-12
+    best = sr.alpha(u, R) / sr.kappa(u)
     assert best == pytest.approx(lam_max, rel=1e-9, abs=1e-12)     # Rayleigh quotient maximum
     rng = np.random.default_rng(seed + 1)
     for _ in range(20):
@@ -83,6 +88,169 @@ def test_optimal_weights_maximize_ratio(kind, T, seed):
         assert sr.alpha(w, R) / sr.kappa(w) <= best * (1 + 1e-9) + 1e-12
     for w in (sr.mean_weights(T), sr.causal_weights(T, 0.0)):
         assert sr.alpha(w, R) / sr.kappa(w) <= best * (1 + 1e-9) + 1e-12
+    # the default is an attention vector reaching lambda_max, or it refuses
+    try:
+        w = sr.optimal_weights(R)
+    except ValueError as err:
+        assert "alternates in sign" in str(err)
+        assert u.min() < 0 < u.max()
+    else:
+        assert w.min() >= 0 and w.sum() == pytest.approx(1.0)
+        assert _ratio(w, R) == pytest.approx(lam_max, rel=1e-9)
+
+
+@pytest.mark.parametrize("R", [sr.prefix_correlation(16, 4), sr.markov_correlation(16, 0.8),
+                               sr.markov_correlation(9, 0.0), sr.markov_correlation(7, 1.0),
+                               sr.copula_correlation(np.full((6, 6), 0.4) + 0.6 * np.eye(6))],
+                         ids=["prefix", "markov", "independent", "rho=1", "copula"])
+def test_optimal_weights_nonnegative_R_is_normalized_perron_vector(R):
+    # Perron-Frobenius: R >= 0 entrywise has a one-signed top eigenvector; the default
+    # returns it scaled to sum to one, and the simplex search returns the same vector.
+    lam, U = np.linalg.eigh(R)
+    w = sr.optimal_weights(R)
+    assert w.min() >= 0 and w.sum() == pytest.approx(1.0, abs=1e-12)
+    assert _ratio(w, R) == pytest.approx(lam[-1], rel=1e-12)
+    if lam[-1] - lam[-2] > 1e-6:                          # simple: the eigenvector itself
+        np.testing.assert_allclose(w, U[:, -1] / U[:, -1].sum(), atol=1e-12)
+    np.testing.assert_array_equal(sr.optimal_weights(R, simplex=True), w)
+    u = sr.optimal_weights(R, normalize="unit")
+    np.testing.assert_allclose(u, w / np.linalg.norm(w), atol=1e-12)
+
+
+def test_optimal_weights_degenerate_top_eigenvalue():
+    # R = I: every w is optimal; the choice closest to mean pooling is mean pooling.
+    np.testing.assert_allclose(sr.optimal_weights(np.eye(5)), sr.mean_weights(5), atol=1e-14)
+    # two equal blocks J_2 (+) J_2 (+) I_2: top eigenvalue 2 twice; projection of 1 on the
+    # eigenspace is uniform on the four block positions
+    R = np.eye(6)
+    R[:2, :2] = R[2:4, 2:4] = 1.0
+    np.testing.assert_allclose(sr.optimal_weights(R), np.r_[np.full(4, 0.25), 0, 0], atol=1e-12)
+    # a degenerate eigenspace orthogonal to the ones vector: unit mode picks a sign
+    R = np.array([[1.0, -1.0], [-1.0, 1.0]])
+    u = sr.optimal_weights(R, normalize="unit")
+    assert _ratio(u, R) == pytest.approx(2.0) and u[np.argmax(np.abs(u))] > 0
+
+
+@pytest.mark.parametrize("T", [15, 16])
+def test_optimal_weights_negative_markov_refuses_and_explains(T):
+    R = sr.markov_correlation(T, -0.5)
+    with pytest.raises(ValueError) as err:
+        sr.optimal_weights(R)
+    msg = str(err.value)
+    for part in ("alternates in sign", "simplex", "normalize='unit'", "simplex=True"):
+        assert part in msg
+    with pytest.raises(ValueError, match="alternates in sign"):
+        sr.named_weights("optimal", R)
+    u = sr.optimal_weights(R, normalize="unit")
+    lam = np.linalg.eigvalsh(R)
+    assert _ratio(u, R) == pytest.approx(lam[-1], rel=1e-12)
+    assert np.linalg.norm(u) == pytest.approx(1.0) and u.sum() >= -1e-12
+    assert np.sum(u > 1e-9) >= 2 and np.sum(u < -1e-9) >= 2         # alternating signs
+    w = sr.optimal_weights(R, simplex=True)
+    assert w.min() >= 0 and w.sum() == pytest.approx(1.0, abs=1e-12)
+    assert _ratio(w, R) < lam[-1] - 0.5                                  # attention pays a price
+
+
+def test_optimal_weights_arguments():
+    R = sr.markov_correlation(5, 0.5)
+    with pytest.raises(ValueError, match="normalize"):
+        sr.optimal_weights(R, normalize="l1")
+    with pytest.raises(TypeError, match="normalize"):
+        sr.optimal_weights(R, normalize=1)
+    with pytest.raises(TypeError, match="simplex"):
+        sr.optimal_weights(R, simplex="yes")
+    with pytest.raises(ValueError, match="simplex=True.*normalize|normalize.*simplex"):
+        sr.optimal_weights(R, simplex=True, normalize="unit")
+    with pytest.raises(TypeError):
+        sr.optimal_weights(R, "unit")                   # keyword-only options
+
+
+def _slsqp_best(R, n_starts, seed):
+    """Multi-start SLSQP on the simplex: max w^T R w / w^T w, w >= 0, sum w = 1."""
+    from scipy.optimize import minimize
+    T = R.shape[0]
+    rng = np.random.default_rng(seed)
+    starts = list(np.eye(T) * 0.9 + 0.1 / T) + list(rng.dirichlet(np.ones(T), size=n_starts))
+    cons = ({"type": "eq", "fun": lambda w: w.sum() - 1.0, "jac": lambda w: np.ones(T)},)
+
+    def f(w):
+        q = w @ w
+        return -(w @ R @ w) / q, -(2 * R @ w * q - 2 * w * (w @ R @ w)) / q**2
+
+    best = -np.inf
+    for w0 in starts:
+        res = minimize(f, w0, jac=True, method="SLSQP", bounds=[(0, 1)] * T, constraints=cons,
+                       options={"maxiter": 500, "ftol": 1e-12})
+        w = np.clip(res.x, 0, None)
+        if w.sum() > 0:
+            best = max(best, _ratio(w, R))
+    return best
+
+
+def _gram_R(T, seed, k=None):
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((T, k or T + 1))
+    S = A @ A.T
+    s = np.sqrt(np.diag(S))
+    return S / np.outer(s, s)
+
+
+@pytest.mark.parametrize("R", [sr.markov_correlation(15, -0.5), sr.markov_correlation(16, -0.5),
+                               sr.markov_correlation(12, -0.8), _gram_R(8, 1), _gram_R(10, 2),
+                               _gram_R(12, 3, k=3), _gram_R(16, 4, k=4)],
+                         ids=["markov15", "markov16", "markov12-0.8", "gram8", "gram10",
+                              "gram12-rank3", "gram16-rank4"])
+def test_simplex_weights_match_multistart_search(R):
+    w = sr.optimal_weights(R, simplex=True)
+    q = _ratio(w, R)
+    q_search = _slsqp_best(R, n_starts=40, seed=0)
+    assert q >= q_search - 1e-9                     # never beaten by the search
+    assert q_search >= q - 1e-6                     # and the search finds the same value
+    # it is not beaten by the vertices (ratio 1), the best point of any edge (the 2 x 2
+    # block: 1 + R_ij if R_ij > 0, else a vertex), mean pooling or random attention weights
+    T = R.shape[0]
+    off = R[~np.eye(T, dtype=bool)]
+    assert q >= max(1.0, 1.0 + off.max()) - 1e-12
+    W = np.random.default_rng(0).dirichlet(np.ones(T), size=2000)
+    assert q >= np.max(np.einsum("nt,ts,ns->n", W, R, W) / np.einsum("nt,nt->n", W, W)) - 1e-12
+    # KKT conditions of max w^T R w / w^T w over w >= 0 at lambda = q
+    g = R @ w
+    on = w > 0
+    np.testing.assert_allclose(g[on], q * w[on], atol=1e-10)
+    assert np.all(g[~on] <= 1e-10)
+    # deterministic
+    np.testing.assert_array_equal(sr.optimal_weights(R, simplex=True), w)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_simplex_large_T_method_agrees_with_enumeration(seed):
+    # The method used above the enumeration limit (multi-start ascent) on sizes where
+    # enumeration is exact.
+    from seqrmt.attention import _simplex_ascent, _simplex_exact
+    rng = np.random.default_rng(seed)
+    T = int(rng.integers(4, 13))
+    R = _gram_R(T, seed + 100, k=int(rng.integers(2, T + 2)))
+    assert _ratio(_simplex_ascent(R), R) == pytest.approx(_ratio(_simplex_exact(R), R), rel=1e-9)
+
+
+@pytest.mark.parametrize("R", [sr.markov_correlation(24, -0.5), _gram_R(20, 7, k=5)],
+                         ids=["markov24", "gram20"])
+def test_simplex_weights_large_T_match_search(R):
+    w = sr.optimal_weights(R, simplex=True)
+    q = _ratio(w, R)
+    assert w.min() >= 0 and w.sum() == pytest.approx(1.0)
+    assert q >= _slsqp_best(R, n_starts=30, seed=1) - 1e-9
+
+
+@settings(max_examples=40, deadline=None)
+@given(T=st.integers(1, 10), seed=st.integers(0, 2**31 - 1),
+       c=st.floats(1e-3, 1e3) | st.floats(-1e3, -1e-3))
+def test_ratio_is_scale_invariant(T, seed, c):
+    # alpha and kappa are both quadratic in w: alpha/kappa depends on the direction only
+    R = _gram_R(T, seed % 1000)
+    w = np.random.default_rng(seed).standard_normal(T)
+    assert sr.alpha(c * w, R) / sr.kappa(c * w) == pytest.approx(sr.alpha(w, R) / sr.kappa(w), rel=1e-9)
+    assert sr.alpha(c * w, R) == pytest.approx(c**2 * sr.alpha(w, R), rel=1e-9)
 
 
 # ---------------------------------------------------------------------------
