@@ -65,8 +65,8 @@ def mean_weights(T: int) -> np.ndarray:
     return np.full(T, 1.0 / T)
 
 
-#: Largest ``T`` for which ``optimal_weights(R, simplex=True)`` enumerates every support exactly.
-SIMPLEX_EXACT_MAX_T = 16
+# Largest T for which optimal_weights(R, simplex=True) enumerates every support exactly.
+_SIMPLEX_EXACT_MAX_T = 16
 
 _NORMALIZATIONS = ("sum", "unit")
 
@@ -123,15 +123,25 @@ def _simplex_exact(R: np.ndarray) -> np.ndarray:
     simple (otherwise a vector of the eigenspace with a smaller support would also be
     optimal). So the maximum is ``max_J lambda_max(R_JJ)`` over the supports whose top
     eigenvector is strictly positive, and every such ``J`` gives a feasible ``w``.
+    Pruning: if ``R_JJ v = lambda v`` with ``v > 0`` then, at the largest entry ``v_i``,
+    ``lambda v_i <= sum_j (R_ij)_+ v_j``, so ``lambda`` is at most the largest row sum of
+    the positive part of ``R_JJ``; supports whose bound is below the value of a feasible
+    point (from :func:`_simplex_ascent`) are skipped without losing any maximizer.
     Ties (e.g. mirror images under a symmetry of ``R``) go to the smallest support,
     then to the lexicographically first one.
     """
     from itertools import combinations
 
     T = R.shape[0]
+    w0 = _simplex_ascent(R, n_random=20)
+    lower = float(w0 @ R @ w0 / (w0 @ w0)) - 1e-9 * max(1.0, abs(float(w0 @ R @ w0)))
+    P = np.maximum(R, 0.0)
     best = (-np.inf, None)
     for k in range(1, T + 1):
         idx = np.array(list(combinations(range(T), k)))
+        idx = idx[P[idx[:, :, None], idx[:, None, :]].sum(axis=2).max(axis=1) >= lower]
+        if len(idx) == 0:
+            continue
         lam, U = np.linalg.eigh(R[idx[:, :, None], idx[:, None, :]])
         v = U[:, :, -1] * np.sign(U[:, :, -1].sum(axis=1, keepdims=True))
         ok = v.min(axis=1) > 1e-12
@@ -143,7 +153,7 @@ def _simplex_exact(R: np.ndarray) -> np.ndarray:
             w = np.zeros(T)
             w[idx[i]] = v[i]
             best = (top[i], w)
-    return best[1]
+    return best[1] if best[1] is not None else w0
 
 
 def _simplex_ascent(R: np.ndarray, *, n_random: int = 200, max_iter: int = 5000) -> np.ndarray:
@@ -236,8 +246,9 @@ def optimal_weights(R: ArrayLike, *, normalize: str = "sum", simplex: bool = Fal
         ``J`` is a strictly positive top eigenvector of ``R_JJ`` with a simple top
         eigenvalue (a local maximum of the Rayleigh quotient of ``R_JJ``), so the optimum
         is ``max_J lambda_max(R_JJ)`` over the supports whose top eigenvector is
-        positive. For ``T <= SIMPLEX_EXACT_MAX_T`` (16) every support is enumerated
-        (exact; ties go to the smallest, then lexicographically first support). For
+        positive. For ``T <= 16`` every support is enumerated (exact; supports that a
+        Perron-Frobenius bound excludes are skipped; ties go to the smallest, then the
+        lexicographically first support). For
         larger ``T``: projected power ascent ``x <- (R x)_+ / ||(R x)_+||`` (monotone
         because ``R`` is PSD) from every vertex, the uniform vector, the two sign parts of
         the top eigenvector and 200 seeded random points, each polished to the top
@@ -284,7 +295,7 @@ def optimal_weights(R: ArrayLike, *, normalize: str = "sum", simplex: bool = Fal
             "unconstrained optimum (any real weights, unit norm), or simplex=True for the best "
             "attention weights.")
     T = R.shape[0]
-    w = _simplex_exact(R) if T <= SIMPLEX_EXACT_MAX_T else _simplex_ascent(R)
+    w = _simplex_exact(R) if T <= _SIMPLEX_EXACT_MAX_T else _simplex_ascent(R)
     w = np.where(w > 1e-12 * w.max(), w, 0.0)
     return w / w.sum()
 

@@ -61,3 +61,32 @@ def test_weights_alignment():
     assert any("simulation" in t.get_text() for t in fig.axes[0].get_legend().get_texts())
     with pytest.raises(ValueError, match="delta"):
         srp.weights_alignment(delta=0.0, seeds=())
+
+
+def test_weights_family_negative_correlation_uses_the_simplex_optimum():
+    R = srp.weights_correlation("markov", T=9, rho=-0.5)
+    w = srp.weights_family(R)["optimal"]
+    assert w.min() >= 0 and w.sum() == pytest.approx(1.0)
+    assert sr.alpha(w, R) / sr.kappa(w) < np.linalg.eigvalsh(R)[-1] - 0.5
+
+
+def test_weights_negative():
+    fig = srp.weights_negative(T=8, rho=-0.5, rhos=(-0.6, -0.3, 0.0, 0.5))
+    ax1, ax2 = fig.axes
+    assert ax1.get_xlabel() and ax1.get_ylabel() and ax2.get_xlabel() and ax2.get_ylabel()
+    assert len(ax1.get_legend().get_texts()) == 4 and len(ax2.get_legend().get_texts()) == 4
+    # right panel: the unconstrained optimum is lambda_max(R), never below the simplex one,
+    # and the two coincide for rho >= 0 (Perron-Frobenius)
+    curves = {ln.get_label(): np.asarray(ln.get_ydata(), float) for ln in ax2.lines
+              if not ln.get_label().startswith("_")}
+    top = next(v for k, v in curves.items() if k.startswith("top eigenvector"))
+    simp = next(v for k, v in curves.items() if k.startswith("best attention"))
+    lam = [np.linalg.eigvalsh(sr.markov_correlation(8, r))[-1] for r in (-0.6, -0.3, 0.0, 0.5)]
+    np.testing.assert_allclose(top, lam, rtol=1e-10)
+    assert np.all(simp <= top + 1e-12)
+    np.testing.assert_allclose(simp[2:], top[2:], rtol=1e-10)
+    assert np.all(simp[:2] < top[:2] - 0.1)
+    with pytest.raises(ValueError, match="rho"):
+        srp.weights_negative(rho=1.0)
+    with pytest.raises(ValueError, match="rhos"):
+        srp.weights_negative(rhos=(0.5,))

@@ -20,7 +20,7 @@ from ..spikes import critical_beta, spike_curve
 from ._style import SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, finish
 
 __all__ = ["weights_correlation", "weights_family", "weights_profiles", "weights_markov_profile",
-           "weights_rayleigh", "weights_alignment"]
+           "weights_rayleigh", "weights_alignment", "weights_negative"]
 
 _NAMES = ("mean", "causal", "optimal")
 
@@ -54,8 +54,14 @@ def weights_correlation(family: str = "prefix", *, T: int = 16, L: int = 4, rho:
 
 
 def weights_family(R, tau: float = 0.0) -> dict:
-    """``{"mean": ..., "causal": ..., "optimal": ...}`` weight vectors for ``R``."""
-    return {name: named_weights(name, R, tau=tau) for name in ("mean", "causal", "optimal")}
+    """``{"mean": ..., "causal": ..., "optimal": ...}`` attention weight vectors for ``R``.
+
+    ``"optimal"`` is the best attention vector, ``optimal_weights(R, simplex=True)``: the
+    top eigenvector of ``R`` scaled to sum one when it has one sign (always when ``R >= 0``
+    entrywise), the best point of the simplex otherwise (Markov ``rho < 0``).
+    """
+    return {"mean": named_weights("mean", R, tau=tau), "causal": named_weights("causal", R, tau=tau),
+            "optimal": optimal_weights(R, simplex=True)}
 
 
 def _family_label(family, T, L, rho, decay):
@@ -73,8 +79,9 @@ def weights_profiles(*, family: str = "prefix", T: int = 16, L: int = 4, rho: fl
     Left: ``w_t`` against the position ``t`` (each vector scaled to sum to one, as
     attention weights). Right: the Rayleigh quotient ``alpha/kappa = w^T R w / w^T w``
     of each, which multiplies ``beta + delta`` in the spike strength ``theta / kappa``;
-    the dashed line is its maximum ``lambda_max(R)`` (Theorem 5), reached by the optimal
-    weights.
+    the dashed line is its maximum ``lambda_max(R)`` over all real weights, reached by the
+    optimal weights when the top eigenvector of ``R`` has one sign (see :func:`weights_negative`
+    for the other case).
     """
     R = weights_correlation(family, T=T, L=L, rho=rho, decay=decay)
     ws = weights_family(R, tau)
@@ -210,4 +217,68 @@ def weights_alignment(*, family: str = "prefix", T: int = 16, L: int = 4, rho: f
     finish(ax, xlabel=r"signal strength $\beta=\|\mu\|^2$", ylabel=r"$|\hat u_1^\top u|^2$",
            title=_family_label(family, R.shape[0], L, rho, decay)
            + rf", $\delta={delta:g}$, $\gamma={gamma:g}$")
+    return fig
+
+
+_NEG_COLOR = "#8172B3"      # the unconstrained (sign-alternating) optimum
+
+
+def weights_negative(*, T: int = 16, rho: float = -0.5, rhos=None):
+    """Optimal weights when the signs anti-correlate (Markov ``rho < 0``).
+
+    Left: at ``rho``, the unconstrained optimum (top eigenvector of ``R``, any real
+    weights; :func:`seqrmt.optimal_weights` with ``normalize="unit"``), the best attention
+    weights (``simplex=True``), mean and causal pooling, each scaled to unit norm (only the
+    direction matters for ``alpha/kappa``). Right: ``alpha/kappa = w^T R w / w^T w``
+    against ``rho`` for the four: ``lambda_max(R)``, the simplex optimum, mean and causal.
+    For ``rho >= 0`` the two optima coincide (Perron-Frobenius); for ``rho < 0`` they split.
+    """
+    T = _checks.integer("T", T, minimum=2)
+    rho = _checks.real("rho", rho)
+    if not -1.0 < rho < 1.0:
+        raise ValueError(f"rho must lie in (-1, 1), got {rho}")
+    rhos = np.round(np.linspace(-0.9, 0.9, 13), 10) if rhos is None else np.asarray(rhos, float)
+    if rhos.ndim != 1 or rhos.size < 2 or not np.all((rhos > -1) & (rhos < 1)):
+        raise ValueError("rhos must be a 1-d sequence of at least two values in (-1, 1)")
+    rhos = np.sort(rhos)
+
+    def ratio(w, R):
+        return _alpha(w, R) / _kappa(w)
+
+    def four(R):
+        return {"unconstrained": optimal_weights(R, normalize="unit"),
+                "simplex": optimal_weights(R, simplex=True),
+                "mean": named_weights("mean", R), "causal": named_weights("causal", R)}
+
+    colors = {"unconstrained": _NEG_COLOR, "simplex": WEIGHT_COLORS["optimal"],
+              "mean": WEIGHT_COLORS["mean"], "causal": WEIGHT_COLORS["causal"]}
+    labels = {"unconstrained": "top eigenvector (any real $w$)",
+              "simplex": r"best attention weights ($w\geq 0$, $\sum w_t=1$)",
+              "mean": "mean", "causal": "causal"}
+    R = markov_correlation(T, rho)
+    ws = four(R)
+    t = np.arange(1, T + 1)
+    fig, (ax1, ax2) = figure(2, 1, width=10.0, height=4.4, gridspec_kw={"width_ratios": [1.3, 1]})
+    for name, w in ws.items():
+        ax1.plot(t, w / np.linalg.norm(w), "o-", color=colors[name], ms=4, lw=1.3,
+                 label=rf"{labels[name]}: $\alpha/\kappa={ratio(w, R):.2f}$")
+    ax1.axhline(0, color="k", lw=0.6)
+    finish(ax1, xlabel="position $t$", ylabel=r"$w_t/\|w\|$",
+           title=rf"Markov, $T={T}$, $\rho={rho:g}$: weights at unit norm")
+    ax1.legend(fontsize="x-small", frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.16),
+               ncol=2)
+    curves = {name: [] for name in ws}
+    for r in rhos:
+        Rr = markov_correlation(T, float(r))
+        for name, w in four(Rr).items():
+            curves[name].append(ratio(w, Rr))
+    for name, c in curves.items():
+        ax2.plot(rhos, c, "o-" if name == "simplex" else "-", color=colors[name], ms=3, lw=1.5,
+                 label=labels[name])
+    ax2.axvline(rho, color="k", ls=":", lw=1)
+    ax2.set_yscale("log")
+    finish(ax2, xlabel=r"Markov parameter $\rho$", ylabel=r"$\alpha/\kappa$ (log scale)",
+           title=r"Rayleigh quotient against $\rho$")
+    ax2.legend(fontsize="x-small", frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.16),
+               ncol=2)
     return fig
