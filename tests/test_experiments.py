@@ -273,3 +273,27 @@ def test_simulated_spectrum_is_the_eigendecomposition_of_S(d, centered):
     gaps = np.abs(np.diff(lam[::-1][:k + 1]))
     if np.all(gaps > 1e-8):   # eigenvectors are defined up to sign when eigenvalues are simple
         np.testing.assert_allclose(sim.overlaps, (u @ vecs[:, ::-1][:, :k]) ** 2, atol=1e-10)
+
+
+def test_ridge_accuracy_is_translation_invariant_in_an_unsaturated_regime():
+    # Mean pooling, beta = 0.5, d = 60, N = 300: the accuracy sits well inside (0.5, 1)
+    # (alpha/kappa = 1.75 for the prefix model L = 4), so the read-out matters.  Adding the
+    # same vector a to every embedding moves every pooled vector by sigma_w a; the centered
+    # ridge read-out (the training mean is subtracted from training and test vectors) is
+    # exactly invariant, the same sequences being drawn from the same seed.  Without the
+    # centering the shift, far larger than the signal, becomes an almost unpenalized
+    # intercept fitted to the label imbalance of the training set, and the accuracy moves.
+    R = sr.prefix_correlation(16, 4)
+    w = sr.mean_weights(16)
+    accs = []
+    for seed in range(3):
+        tab = sr.make_table(60, 120, 0.5, seed=seed)
+        shifted = sr.VocabularyTable(E=tab.E + 3.0, mu=tab.mu, signs=tab.signs, beta=tab.beta)
+        acc = sr.ridge_accuracy(tab, 300, w, R, n_test=2000, seed=100 + seed)
+        assert sr.ridge_accuracy(shifted, 300, w, R, n_test=2000, seed=100 + seed) == acc
+        accs.append(acc)
+    assert 0.6 < np.mean(accs) < 0.95
+    # the weighting changes the accuracy in the same regime (paired: same sequences)
+    tab = sr.make_table(60, 120, 0.5, seed=0)
+    opt = sr.ridge_accuracy(tab, 300, sr.optimal_weights(R), R, n_test=2000, seed=100)
+    assert opt > accs[0] + 0.1

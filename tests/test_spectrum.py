@@ -404,3 +404,21 @@ def test_all_exports():
         assert name in sp.__all__
         import seqrmt
         assert getattr(seqrmt, name) is getattr(sp, name)
+
+
+@pytest.mark.parametrize("delta,gamma,kappa", [(0.0, 0.5, 1.3), (0.5, 0.0, 1.3), (0.0, 2.5, 0.7), (3.0, 0.0, 2.0)])
+def test_stieltjes_on_support_with_one_ratio_zero(delta, gamma, kappa):
+    # One ratio zero: the law is kappa MP_c.  On the support the boundary value
+    # G(x + i0) = lim_{eps -> 0+} G(x + i eps) has Im G = -pi f(x) < 0 (f the closed-form
+    # Marchenko-Pastur density), for every function that exposes G.
+    c = max(delta, gamma)
+    lo, hi = mp_edges(c, kappa)
+    x = np.linspace(lo, hi, 41)[1:-1]
+    f = mp_density(x, c, kappa)
+    assert np.all(f > 0)
+    for G in (bulk_stieltjes(x, delta, gamma, kappa), BulkLaw(delta, gamma, kappa).stieltjes(x),
+              mp_stieltjes(x, c, kappa)):
+        assert np.all(G.imag < 0)
+        np.testing.assert_allclose(-G.imag / np.pi, f, rtol=1e-10)
+        # continuity from the upper half-plane (the general complex branch)
+        np.testing.assert_allclose(G, bulk_stieltjes(x + 1e-7j, delta, gamma, kappa), rtol=1e-4, atol=1e-4)

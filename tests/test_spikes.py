@@ -327,3 +327,100 @@ def test_uncentered_mean_outlier():
     # weights summing to zero create no mean spike
     w0 = np.r_[np.ones(8), -np.ones(8)] / 16
     assert sr.predict(delta, gamma, w0, R16, 1.0, centered=False).mean_outlier is None
+
+
+# ---------------------------------------------------------------------------
+# scale invariance, realized norms, and the vocabulary-mean outlier with sigma_w != 1
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("centered", [True, False])
+@pytest.mark.parametrize("finite_table", [True, False])
+@pytest.mark.parametrize("c", [0.5, 3.0])
+def test_predict_scale_invariance(centered, finite_table, c):
+    # w -> c w multiplies every pooled vector, hence S, by c^2: all eigenvalues scale by
+    # c^2 and no eigenvector moves.  kappa, alpha and sigma_w^2 all scale by c^2, so a
+    # formula using |sigma_w| or kappa^1 anywhere breaks this.
+    w = WEIGHTS["causal"]
+    delta, gamma, beta = 0.5, 0.5, 1.0
+    p = sr.predict(delta, gamma, w, R16, beta, centered=centered, finite_table=finite_table)
+    q = sr.predict(delta, gamma, c * w, R16, beta, centered=centered, finite_table=finite_table)
+    assert p.sample_outlier is not None and p.population_outlier is not None
+    assert (p.mean_outlier is not None) == (finite_table and not centered)
+    for name in ("bulk_edge", "population_outlier", "sample_outlier", "mean_outlier", "theta"):
+        a, b = getattr(p, name), getattr(q, name)
+        assert (a is None) == (b is None), name
+        if a is not None:
+            assert b == pytest.approx(c**2 * a, rel=1e-10), name
+    for name in ("population_overlap", "sample_overlap", "overlap", "mean_overlap", "snr"):
+        assert getattr(q, name) == pytest.approx(getattr(p, name), rel=1e-10, abs=1e-14), name
+    assert q.outliers == pytest.approx([c**2 * x for x in p.outliers], rel=1e-10)
+
+
+@pytest.mark.parametrize("x", [0.3, 1.7])
+def test_realized_delta_norm_enters_spike_and_overlap(x):
+    # with ||Delta||^2 = x the spike direction is (mu + Delta)/||mu + Delta||, of strength
+    # alpha (beta + x), and its squared cosine with mu/||mu|| is beta / (beta + x)
+    w = WEIGHTS["causal"]
+    delta, gamma, beta = 0.5, 0.5, 1.0
+    a, k = sr.alpha(w, R16), sr.kappa(w)
+    p = sr.predict(delta, gamma, w, R16, beta, delta_norm2=x)
+    c = sr.spike_curve(a * (beta + x), delta, gamma, k)
+    assert p.theta == pytest.approx(a * (beta + x), rel=1e-12)
+    assert p.sample_outlier == pytest.approx(float(c.sample_location), rel=1e-12)
+    assert p.overlap == pytest.approx(float(c.overlap) * beta / (beta + x), rel=1e-12)
+
+
+def test_zero_noise_table_is_the_idealized_statement():
+    # a table with Delta = 0 and zbar = 0 is exactly the idealized model
+    w = WEIGHTS["causal"]
+    for delta, gamma, beta in [(0.5, 0.5, 1.0), (2.0, 0.3, 3.0), (0.2, 1.5, 0.8)]:
+        p0 = sr.predict(delta, gamma, w, R16, beta, delta_norm2=0.0)
+        pi = sr.predict(delta, gamma, w, R16, beta, finite_table=False)
+        for name in ("theta", "sample_outlier", "population_outlier", "overlap", "sample_overlap"):
+            a, b = getattr(p0, name), getattr(pi, name)
+            assert (a is None) == (b is None) and (a is None or a == pytest.approx(b, rel=1e-12)), name
+        pu = sr.predict(delta, gamma, w, R16, beta, centered=False, delta_norm2=0.0, zbar_norm2=0.0)
+        assert pu.mean_outlier is None and pu.mean_overlap == 0.0
+        assert pu.outliers == pi.outliers
+
+
+def test_realized_zbar_norm_sets_mean_outlier():
+    # mean spike sigma_w^2 ||zbar||^2 on kappa MP_delta: its outlier grows with ||zbar||^2
+    w = 0.5 * np.ones(16)            # sigma_w = 8, kappa = 4
+    delta, gamma = 0.5, 0.5
+    vals = [sr.predict(delta, gamma, w, R16, 1.0, centered=False, zbar_norm2=z).mean_outlier
+            for z in (0.4, 0.5, 0.6)]
+    for z, v in zip((0.4, 0.5, 0.6), vals):
+        c = sr.spike_curve(64.0 * z, delta, gamma, 4.0)
+        assert v == pytest.approx(float(c.sample_location), rel=1e-12)
+    assert vals[0] < vals[1] < vals[2]
+    assert vals[1] == pytest.approx(sr.predict(delta, gamma, w, R16, 1.0, centered=False).mean_outlier)
+
+
+def test_mean_outlier_with_sigma_w_not_one_against_simulation():
+    # w = (1/2, ..., 1/2): sigma_w = 8, kappa = 4, so the vocabulary-mean spike is
+    # sigma_w^2 ||zbar||^2 = 64 ||zbar||^2 (~32), far above every other eigenvalue.
+    # Tolerance fixed in advance: conditionally on the table, the top eigenvalue of the
+    # uncentered S fluctuates through the cross term 2 sigma_w zbar . (mean of the
+    # pooled noise), of standard deviation s = 2 sqrt(sigma_w^2 ||zbar||^2 kappa / N)
+    # (~1.1 here); the realized ||zbar||^2 removes the table's own fluctuation
+    # (64 * delta sqrt(2/d) ~ 3.2).  Each seed within 4 s, the root mean square within 1.5 s.
+    w = 0.5 * np.ones(16)
+    d, delta, gamma = 200, 0.5, 0.5
+    V, N = sr.sizes(d, delta, gamma)
+    assert sr.sigma_w(w) == pytest.approx(8.0) and sr.kappa(w) == pytest.approx(4.0)
+    res, ovl = [], []
+    for seed in range(6):
+        sim = sr.simulate(d, V, N, w, R16, 1.0, centered=False, seed=seed)
+        p = sr.predict(delta, gamma, w, R16, 1.0, centered=False,
+                       zbar_norm2=sim.zbar_norm2, delta_norm2=sim.delta_norm2)
+        assert p.mean_outlier is not None
+        s = 2 * np.sqrt(64.0 * sim.zbar_norm2 * 4.0 / N)
+        res.append((sim.eigenvalues[0] - p.mean_outlier) / s)
+        ovl.append(sim.mean_overlaps[0] - p.mean_overlap)
+    res = np.array(res)
+    assert np.all(np.abs(res) < 4), res
+    assert np.sqrt(np.mean(res**2)) < 1.5, res
+    # eigenvector: squared cosine with zbar/||zbar||, O(N^{-1/2}) = 0.05 per seed
+    assert abs(np.mean(ovl)) < 0.03, ovl
