@@ -6,6 +6,12 @@ over 1 s each (threads contending with other processes), while single-threaded t
 stable and faster overall (tests/test_experiments.py: 4 s instead of 13-100 s).  This
 must run before numpy is imported, hence here and not in a fixture; an explicit
 setting in the environment wins.
+
+Hypothesis runs reproducibly: the default profile ``ci`` derandomizes the search (the
+examples are a fixed function of the test, the same on every machine and every run),
+keeps no example database, and on a failure prints the falsifying example together with
+the ``@reproduce_failure`` blob.  ``HYPOTHESIS_PROFILE=explore`` gives a random search
+instead, with a seed printed on failure (rerun with ``pytest --hypothesis-seed=<seed>``).
 """
 import os
 import sys
@@ -13,3 +19,15 @@ import sys
 if "numpy" not in sys.modules:
     for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(_var, "1")
+
+from hypothesis import HealthCheck, settings  # noqa: E402  (does not import numpy)
+
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("explore", derandomize=False, database=None, print_blob=True, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_report_header(config):
+    return f"hypothesis profile: {settings._current_profile}"
