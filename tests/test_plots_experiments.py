@@ -16,30 +16,75 @@ def test_weights_by_name():
     assert list(srp.experiments_weights(8, 2, names="mean")) == ["mean"]
 
 
+def _line(ax, label):
+    lines = [ln for ln in ax.lines if ln.get_label() == label]
+    assert len(lines) == 1, [ln.get_label() for ln in ax.lines]
+    return lines[0]
+
+
 @pytest.mark.parametrize("kw", [{}, {"beta": 0.1, "names": ("causal",), "beta_max": 3.0}])
 def test_spectra(kw):
-    fig = srp.experiments_spectra(d=80, **kw)
+    d = 80
+    fig = srp.experiments_spectra(d=d, **kw)
     assert isinstance(fig, Figure)
-    n = len(kw.get("names", (1, 2, 3)))
-    assert len(fig.axes) == n
-    ax = fig.axes[0]
-    assert ax.get_xlabel() and ax.get_ylabel() and len(ax.patches) > 10
-    assert ax.get_legend() is not None
+    names = kw.get("names", ("mean", "causal", "optimal"))
+    assert len(fig.axes) == len(names)
+    beta = kw.get("beta", 1.0)
+    R = sr.prefix_correlation(16, 4)
+    V, N = sr.sizes(d, 0.5, 0.5)
+    W = srp.experiments_weights(16, 4, names=names)
+    for ax, name in zip(fig.axes, names):
+        assert ax.get_xlabel()
+        w = W[name]
+        sim = sr.simulate(d, V, N, w, R, beta, seed=0, n_vectors=1)
+        p = sr.predict(d / V, d / N, w, R, beta)
+        pi = sr.predict(d / V, d / N, w, R, beta, finite_table=False)
+        # histogram = density of the simulated eigenvalues on the plotted bins
+        left = np.array([r.get_x() for r in ax.patches])
+        width = np.array([r.get_width() for r in ax.patches])
+        edges = np.r_[left, left[-1] + width[-1]]
+        dens, _ = np.histogram(sim.eigenvalues, bins=edges, density=True)
+        np.testing.assert_allclose([r.get_height() for r in ax.patches], dens, rtol=1e-12, atol=1e-15)
+        bulk = _line(ax, "bulk (Thm. 1)")
+        np.testing.assert_allclose(bulk.get_ydata(), sr.bulk_density(bulk.get_xdata(), d / V, d / N, p.kappa),
+                                   rtol=1e-12)
+        for pred, label in ((p, "outlier, exact"), (pi, "outlier, idealized")):
+            lines = [ln for ln in ax.lines if ln.get_label() == label]
+            if pred.sample_outlier is None:
+                assert not lines
+            else:
+                assert len(lines) == 1 and lines[0].get_xdata()[0] == pytest.approx(pred.sample_outlier, rel=1e-12)
+        assert _line(ax, r"top $\lambda$").get_xdata()[0] == pytest.approx(sim.eigenvalues[0])
+    assert fig.axes[0].get_legend() is not None
 
 
 def test_alignment_data_and_figure():
     data = srp.experiments_alignment_data(d=60, betas=(0.5, 2.0), seeds=2, names=("mean", "optimal"),
                                           n_theory=20)
     assert data["names"] == ["mean", "optimal"]
-    r = data["optimal"]
-    assert r["mean"].shape == (2,) and r["exact_grid"].shape == (20,) and r["n"] == 2
-    assert r["beta_c"] <= r["beta_c_ideal"]
-    assert np.all((r["mean"] >= 0) & (r["mean"] <= 1))
+    R = sr.prefix_correlation(16, 4)
+    V, N = sr.sizes(60, 0.5, 0.5)
+    for name, w in srp.experiments_weights(16, 4, names=("mean", "optimal")).items():
+        r = data[name]
+        # simulation: mean over seeds 0, 1 of the top-eigenvector alignment
+        sims = np.array([[sr.simulate(60, V, N, w, R, b, seed=s, n_vectors=1).overlaps[0]
+                          for b in (0.5, 2.0)] for s in (0, 1)])
+        np.testing.assert_allclose(r["mean"], sims.mean(axis=0), rtol=1e-12)
+        # theory: predict on the grid, critical betas of both theories
+        for ft, key in ((True, "exact_grid"), (False, "ideal_grid")):
+            expect = [sr.predict(60 / V, 60 / N, w, R, b, finite_table=ft).overlap for b in data["beta_grid"]]
+            np.testing.assert_allclose(r[key], expect, rtol=1e-12, atol=1e-15)
+        assert r["beta_c"] == pytest.approx(sr.critical_beta(60 / V, 60 / N, w, R))
+        assert r["beta_c_ideal"] == pytest.approx(sr.critical_beta(60 / V, 60 / N, w, R, finite_table=False))
     fig = srp.experiments_alignment(data=data)
     assert len(fig.axes) == 2
-    ax = fig.axes[0]
-    assert ax.get_xlabel() and ax.get_ylabel() and ax.get_legend() is not None
-    assert len(ax.lines) >= 4                 # exact, idealized, thresholds
+    for ax, name in zip(fig.axes, data["names"]):
+        np.testing.assert_array_equal(_line(ax, "exact theory").get_ydata(), data[name]["exact_grid"])
+        np.testing.assert_array_equal(_line(ax, "idealized theory").get_ydata(), data[name]["ideal_grid"])
+        dots = [ln for ln in ax.lines if ln.get_marker() == "o"]
+        assert len(dots) == 1
+        np.testing.assert_array_equal(dots[0].get_ydata(), data[name]["mean"])
+    assert fig.axes[0].get_legend() is not None
 
 
 def test_alignment_figure_direct():
@@ -50,12 +95,18 @@ def test_alignment_figure_direct():
 def test_classification():
     data = srp.experiments_classification_data(d=40, Ns=(20, 80), seeds=2, n_test=200)
     assert data["N"].tolist() == [20, 80]
-    for n in ("mean", "causal", "optimal"):
-        assert np.all((data[n]["mean"] >= 0) & (data[n]["mean"] <= 1))
+    # the curve is sr.classification_curve with the same arguments
+    W = srp.experiments_weights(16, 4)
+    ref = sr.classification_curve(40, data["V"], [20, 80], W, sr.prefix_correlation(16, 4), 0.5,
+                                  n_test=200, seeds=2)
     fig = srp.experiments_classification(data=data)
     ax = fig.axes[0]
     assert ax.get_xlabel() and ax.get_ylabel() and ax.get_legend() is not None
     assert len(ax.containers) == 3            # one errorbar per weighting
+    for name, cont in zip(data["names"], ax.containers):
+        np.testing.assert_allclose(data[name]["mean"], ref[name]["mean"], rtol=1e-12)
+        np.testing.assert_array_equal(cont.lines[0].get_ydata(), data[name]["mean"])
+        np.testing.assert_array_equal(cont.lines[0].get_xdata(), [20, 80])
 
 
 @pytest.mark.parametrize("call", [
