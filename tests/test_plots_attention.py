@@ -61,9 +61,31 @@ def test_convergence_figure():
 
 
 def test_spectrum_figure():
-    fig = srp.attention_spectrum(d=100, T=8, L=2)
+    data = srp.attention_spectrum_data(100, T=8, L=2, seed=0)
+    fig = srp.attention_spectrum(d=100, T=8, L=2, data=data)
     ax = fig.axes[0]
-    assert _labelled(ax) and len(ax.patches) > 10 and ax.get_legend() is not None
+    assert _labelled(ax) and ax.get_legend() is not None
+    # the predictions are those of the limit weights w(tau = 1)
+    R, w = sr.prefix_correlation(8, 2), sr.causal_weights(8, 1.0)
+    np.testing.assert_allclose(data["w"], w)
+    p = sr.predict(data["delta"], data["gamma"], w, R, 1.0)
+    pi = sr.predict(data["delta"], data["gamma"], w, R, 1.0, finite_table=False)
+    assert data["prediction"].sample_outlier == pytest.approx(p.sample_outlier, rel=1e-12)
+    # histogram: density of the returned eigenvalues; curve: Theorem 1 with kappa = ||w||^2
+    left = np.array([r.get_x() for r in ax.patches])
+    width = np.array([r.get_width() for r in ax.patches])
+    dens, _ = np.histogram(data["eigenvalues"], bins=np.r_[left, left[-1] + width[-1]], density=True)
+    np.testing.assert_allclose([r.get_height() for r in ax.patches], dens, rtol=1e-12, atol=1e-15)
+    bulk = [ln for ln in ax.lines if ln.get_label().startswith("bulk")]
+    assert len(bulk) == 1
+    x = np.asarray(bulk[0].get_xdata())
+    np.testing.assert_allclose(bulk[0].get_ydata(), sr.bulk_density(x, data["delta"], data["gamma"], sr.kappa(w)),
+                               rtol=1e-12)
+    for pred, start in ((p, "predicted outlier"), (pi, "idealized")):
+        lines = [ln for ln in ax.lines if ln.get_label().startswith(start)]
+        assert len(lines) == (pred.sample_outlier is not None)
+        if lines:
+            assert lines[0].get_xdata()[0] == pytest.approx(pred.sample_outlier, rel=1e-12)
 
 
 @pytest.mark.parametrize("kw", [{}, {"T": 8, "taus": (-1.0, 1.0)}])
@@ -71,8 +93,13 @@ def test_tau_profiles(kw):
     fig = srp.attention_tau_profiles(**kw)
     ax = fig.axes[0]
     assert _labelled(ax)
-    n = len(kw.get("taus", (1,) * 5))
-    assert len(ax.lines) == n + 2             # taus + strict + mean
+    taus = kw.get("taus", (-6.0, -2.0, 0.0, 2.0, 6.0))
+    T = kw.get("T", 16)
+    assert len(ax.lines) == len(taus) + 2             # taus + strict + mean
+    for ln, tau in zip(ax.lines, taus):
+        np.testing.assert_allclose(ln.get_ydata(), sr.causal_weights(T, tau), rtol=1e-12)
+    np.testing.assert_allclose(ax.lines[len(taus)].get_ydata(), sr.causal_weights(T, strict=True), rtol=1e-12)
+    np.testing.assert_allclose(ax.lines[-1].get_ydata(), 1 / T)
 
 
 @pytest.mark.parametrize("kw", [{}, {"T": 32, "L": 8, "rho": 0.9, "tau_mark": 1.0}])
@@ -83,6 +110,16 @@ def test_snr_tau(kw):
     y = ax.lines[0].get_ydata()                # prefix curve ends at the mean-pooling level
     T, L = kw.get("T", 16), kw.get("L", 4)
     assert np.isclose(y[-1], (L * L + T - L) / T, rtol=0.02)
+    # each curve is alpha/kappa of w(tau) at the plotted tau, for its correlation
+    Rs = {"prefix": sr.prefix_correlation(T, L), "suffix": srp.attention_suffix_correlation(T, L),
+          "Markov": sr.markov_correlation(T, kw.get("rho", 0.5))}
+    for name, R in Rs.items():
+        ln = [x for x in ax.lines if x.get_label().startswith(f"causal, {name}")]
+        assert len(ln) == 1
+        taus, vals = ln[0].get_xdata(), ln[0].get_ydata()
+        for i in range(0, len(taus), 10):
+            w = sr.causal_weights(T, taus[i])
+            assert vals[i] == pytest.approx(sr.alpha(w, R) / sr.kappa(w), rel=1e-10)
 
 
 @pytest.mark.parametrize("kw", [{}, {"tau": -6.0, "T": 8}])
@@ -90,6 +127,12 @@ def test_explorer(kw):
     fig = srp.attention_explorer(d=64, **kw)
     assert isinstance(fig, Figure) and len(fig.axes) == 2
     assert all(_labelled(a) for a in fig.axes)
+    T, tau = kw.get("T", 16), kw.get("tau", 0.0)
+    limit = [ln for ln in fig.axes[0].lines if ln.get_label().startswith("limit")]
+    assert len(limit) == 1
+    np.testing.assert_allclose(limit[0].get_ydata(), sr.causal_weights(T, tau), rtol=1e-12)
+    mark = [ln for ln in fig.axes[1].lines if len(ln.get_xdata()) == 2 and ln.get_xdata()[0] == ln.get_xdata()[1]]
+    assert [float(m.get_xdata()[0]) for m in mark if m.get_linestyle() == "-" and m.get_label().startswith("_")] == [tau]
 
 
 @pytest.mark.parametrize("call", [
