@@ -21,11 +21,12 @@ from ._style import (IDEAL_COLOR, MEAN_SPIKE_COLOR, SIM_COLOR, THEORY_COLOR, WEI
 
 __all__ = [
     "validation_table","validation_atlas", "validation_ideal", "validation_mean_spike",
-           "validation_scaling", "validation_bulk_T", "validation_bulk_histogram",
+           "validation_scaling", "validation_bulk_T", "validation_spikes_T", "validation_bulk_histogram",
            "validation_transition"]
 
 _REGIME_MARKERS = {"low": "v", "mid": "o", "high": "^"}
 _BAD_COLOR = "#D62728"
+_EXPLAINED_COLOR = "#FF9F1C"
 
 
 def _rows(rows, load):
@@ -59,7 +60,8 @@ def validation_atlas(*, delta: float = 0.5, gamma: float = 0.25, rows=None,
     error of a squared cosine (Theorem 4) with the +-0.05 band.  One group per
     ``(R, weights)``; marker shape gives the regime of ``beta`` (below / between /
     above the transitions), filled markers the centered ``S``, open ones the uncentered
-    ``S``; a red ring marks a cell whose status is ``disagree``.
+    ``S``; a red ring marks a row whose verdict (:func:`seqrmt.validation.judge`) is
+    ``disagree``, an orange ring one that is ``explained`` by a quantitative criterion.
     """
     rows = _atlas_rows(rows)
     deltas = sorted({r["delta_nominal"] for r in rows})
@@ -93,8 +95,11 @@ def validation_atlas(*, delta: float = 0.5, gamma: float = 0.25, rows=None,
         if pts:
             x, y, e = (np.array([p[i] for p in pts], dtype=float) for i in range(3))
             ax.vlines(x, y - e, y + e, color="0.35", lw=0.8, zorder=2)
-            bad = np.array([p[6] != "agree" for p in pts])
+            bad = np.array([p[6] == "disagree" for p in pts])
+            expl = np.array([p[6] == "explained" for p in pts])
             ax.scatter(x[bad], y[bad], s=150, facecolors="none", edgecolors=_BAD_COLOR, linewidths=1.5, zorder=1)
+            ax.scatter(x[expl], y[expl], s=150, facecolors="none", edgecolors=_EXPLAINED_COLOR, linewidths=1.5,
+                       zorder=1)
             for wn in Ws:
                 for reg, m in _REGIME_MARKERS.items():
                     for cen in (True, False):
@@ -117,6 +122,7 @@ def validation_atlas(*, delta: float = 0.5, gamma: float = 0.25, rows=None,
         finish(ax, ylabel=ylabel, legend=False)
     handles = [Line2D([], [], ls="", marker=m, color="0.3", label=f"beta {k}") for k, m in _REGIME_MARKERS.items()]
     handles += [Line2D([], [], ls="", marker="o", color="0.3", mfc="white", label="uncentered"),
+                Line2D([], [], ls="", marker="o", ms=11, mfc="none", mec=_EXPLAINED_COLOR, label="explained"),
                 Line2D([], [], ls="", marker="o", ms=11, mfc="none", mec=_BAD_COLOR, label="disagree")]
     axes[1].legend(handles=handles, fontsize="x-small", frameon=False, loc="best", ncol=2)
     fig.suptitle(rf"atlas at $\delta = {delta:g}$, $\gamma = {gamma:g}$, $d = {sel[0]['d']}$ "
@@ -241,11 +247,19 @@ def validation_scaling(*, rows=None, quantity: str = "lambda_signal"):
     return fig
 
 
+def _has(r, key):
+    v = r.get(key, "")
+    return isinstance(v, float) and np.isfinite(v)
+
+
 def validation_bulk_T(*, rows=None):
-    """Kolmogorov distance between the empirical bulk and ``kappa (MP_delta boxtimes MP_gamma)``
-    (Theorem 1) as a function of the sequence length ``T`` (left, one line per ``d``) and
-    of ``d`` (right, one line per ``T``): it shrinks with ``d`` when the law is right and
-    stays put when it is not (``T = 1``: classical Poisson token counts)."""
+    """Kolmogorov distance of the simulated bulk to Theorem 1's law ``kappa (MP_delta boxtimes
+    MP_gamma)`` (solid) and to the fixed-``T`` law ``seqrmt.finite_T_bulk`` (dashed) as a
+    function of the sequence length ``T`` (left, one shade per ``d``; the thick grey line
+    is the distance between the two laws), and as a function of ``d`` (right, one colour
+    per ``T``, distance to Theorem 1 solid, to the fixed-``T`` law dashed).  A distance to
+    the right law shrinks with ``d``; a distance to a wrong law stays near the distance
+    between the laws."""
     rows = [r for r in _fs_rows(rows) if r.get("study") == "bulk_T"]
     if not rows:
         raise ValueError("rows contain no bulk_T study")
@@ -256,17 +270,31 @@ def validation_bulk_T(*, rows=None):
     for g, d in zip(greys, ds):
         s = sorted((r for r in rows if r["d"] == d), key=lambda r: r["T"])
         axes[0].errorbar([r["T"] for r in s], [r["empirical"] for r in s], yerr=[r["sem"] for r in s],
-                         fmt="o-", color=str(g), label=f"$d = {d}$")
+                         fmt="o-", color=str(g), label=f"Theorem 1, $d = {d}$")
+        f = [r for r in s if _has(r, "ks_fixed_T")]
+        if f:
+            axes[0].errorbar([r["T"] for r in f], [r["ks_fixed_T"] for r in f],
+                             yerr=[r["ks_fixed_T_sem"] for r in f], fmt="s--", color=str(g), mfc="white",
+                             label=f"fixed-$T$ law, $d = {d}$")
+    gap = sorted({(r["T"], r["law_gap"]) for r in rows if _has(r, "law_gap") and r["d"] == ds[-1]})
+    if gap:
+        axes[0].plot([t for t, _ in gap], [v for _, v in gap], "-", color="0.75", lw=4, zorder=0,
+                     label="between the two laws")
     axes[0].set_xscale("log", base=2)
     axes[0].set_yscale("log")
     axes[0].set_xticks(Ts)
     axes[0].set_xticklabels([str(t) for t in Ts])
     finish(axes[0], xlabel="sequence length $T$", ylabel=r"Kolmogorov distance $D$")
+    axes[0].legend(fontsize="xx-small", frameon=False, ncol=2)
     cmap = ["#C44E52", "#DD8452", "#4C72B0", "#55A868", "#8172B3", "#937860"]
     for i, T in enumerate(Ts):
         s = sorted((r for r in rows if r["T"] == T), key=lambda r: r["d"])
         axes[1].loglog([r["d"] for r in s], [r["empirical"] for r in s], "o-", color=cmap[i % len(cmap)],
                        label=f"$T = {T}$")
+        f = [r for r in s if _has(r, "ks_fixed_T")]
+        if f:
+            axes[1].loglog([r["d"] for r in f], [r["ks_fixed_T"] for r in f], "s--", mfc="white",
+                           color=cmap[i % len(cmap)])
     dd = np.array(ds, dtype=float)
     y0 = min(r["empirical"] for r in rows if r["d"] == ds[0])
     axes[1].loglog(dd, y0 * dd[0] / dd, ":", color="0.4", label=r"$\propto 1/d$")
@@ -278,6 +306,47 @@ def validation_bulk_T(*, rows=None):
     r0 = rows[0]
     fig.suptitle(rf"bulk law vs $T$ (mean pooling, $R = I$, $\beta = 0$, $\delta = {r0['delta']:.2g}$, "
                  rf"$\gamma = {r0['gamma']:.2g}$)", fontsize="medium")
+    return fig
+
+
+def validation_spikes_T(*, rows=None):
+    """The spike formulas at short sequence lengths (study ``spikes_T`` of
+    :func:`seqrmt.validation.spikes_vs_T`): relative error of the signal eigenvalue
+    (left) and error of its squared cosine with ``mu`` (right) against ``T``, one marker
+    per ``theta / theta_c``, bars ``+- t * sem`` (Student quantile, 99 %), grey bands the
+    absolute tolerances of :class:`seqrmt.validation.Tolerance`."""
+    rows = [r for r in _fs_rows(rows) if r.get("study") == "spikes_T"]
+    if not rows:
+        raise ValueError("rows contain no spikes_T study")
+    tol = _v.Tolerance()
+    fig, axes = figure(2, 1, width=8.4, height=3.4)
+    ratios = sorted({round(r["ratio"], 6) for r in rows})
+    markers = ["o", "^", "s", "D"]
+    for ax, q in zip(axes, ("lambda_signal", "overlap_signal")):
+        for j, rt in enumerate(ratios):
+            s = sorted((r for r in rows if r["quantity"] == q and round(r["ratio"], 6) == rt),
+                       key=lambda r: r["T"])
+            scale = [r["predicted"] if q.startswith("lambda") else 1.0 for r in s]
+            y = [(r["empirical"] - r["predicted"]) / c for r, c in zip(s, scale)]
+            e = [tol.quantile(r["n"]) * r["sem"] / c for r, c in zip(s, scale)]
+            ax.errorbar([r["T"] * (1 + 0.06 * (j - 0.5)) for r in s], y, yerr=e, fmt=markers[j % 4],
+                        color=SIM_COLOR if j else THEORY_COLOR, ms=5, capsize=2,
+                        label=rf"$\theta/\theta_c = {rt:g}$")
+        band = tol.eig_rtol if q.startswith("lambda") else tol.overlap_atol
+        ax.axhspan(-band, band, color="0.88", zorder=0)
+        ax.axhline(0, color=THEORY_COLOR, lw=0.8)
+        ax.set_xscale("log", base=2)
+        Ts = sorted({r["T"] for r in rows})
+        ax.set_xticks(Ts)
+        ax.set_xticklabels([str(t) for t in Ts])
+        ax.minorticks_off()
+    finish(axes[0], xlabel="sequence length $T$",
+           ylabel=r"$(\lambda^{\rm sim} - \lambda^{\rm th}) / \lambda^{\rm th}$", title="signal eigenvalue")
+    finish(axes[1], xlabel="sequence length $T$", ylabel=r"$|\hat u^\top u|^2$: sim $-$ theory",
+           title=r"squared cosine with $\mu$")
+    r0 = rows[0]
+    fig.suptitle(rf"spike formulas at short $T$ ($d = {r0['d']}$, {r0['n']} seeds, $R = I$, mean pooling, "
+                 rf"$\delta = {r0['delta']:.2g}$, $\gamma = {r0['gamma']:.2g}$)", fontsize="medium")
     return fig
 
 
@@ -401,7 +470,8 @@ class _Table:
         head = "".join(f"<th>{html.escape(h)}</th>" for h in self.header)
         body = []
         for r, st in zip(self.rows, self.status):
-            style = "" if st == "agree" else ' style="color:#D62728;font-weight:bold"'
+            style = {"agree": "", "explained": f' style="color:{_EXPLAINED_COLOR};font-weight:bold"'}.get(
+                st, f' style="color:{_BAD_COLOR};font-weight:bold"')
             body.append("<tr>" + "".join(f"<td{style if i == len(r) - 1 else ''}>{html.escape(c)}</td>"
                                          for i, c in enumerate(r)) + "</tr>")
         return ('<table style="font-size:0.8em;white-space:nowrap">'
@@ -421,6 +491,7 @@ def validation_table(rows, quantities=("lambda_signal", "overlap_signal")):
     cells = [[r["weights"], f"{r['beta']:.3g} ({r['regime']})",
               "centered" if r["centered"] else "uncentered", r["quantity"],
               f"{r['predicted']:.4f}", f"{r['predicted_ideal']:.4f}", f"{r['empirical']:.4f}",
-              f"{r['sem']:.4f}", r["status"]] for r in keep]
+              f"{r['sem']:.4f}", r["status"] + (f" ({r['reason']})" if r["status"] == "explained" else "")]
+             for r in keep]
     header = ["weights", "beta", "S", "quantity", "exact", "idealized", "simulation", "s.e.m.", "verdict"]
     return _Table(header, cells, [r["status"] for r in keep])
