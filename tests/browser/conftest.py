@@ -1,10 +1,14 @@
 """Fixtures for the end-to-end test of the built book in headless Chromium.
 
-* ``built_site``: the ``_build/html`` folder.  The book is built with
-  ``jupyter-book build . -n -W --keep-going`` only if ``_build/html`` is missing
-  or the environment variable ``SEQRMT_REBUILD=1`` is set; otherwise the existing
-  build is reused (run the build yourself, or set ``SEQRMT_REBUILD=1``, after
-  editing the book or the package).
+* ``built_site``: the ``_build/html`` folder, never older than its sources.  The
+  build time is that of the files Sphinx rewrites on every build (``.buildinfo``,
+  ``searchindex.js``); the sources are every file under ``book/``, ``seqrmt/`` and
+  ``site_assets/`` plus ``_config.yml`` and ``_toc.yml``.  If the build is missing
+  or older than any source, or ``SEQRMT_REBUILD=1``, the book is rebuilt with
+  ``jupyter-book build . -n -W --keep-going`` (the test fails with the build log if
+  that fails, or if the build is still older than the sources afterwards).  With
+  ``SEQRMT_REBUILD=0`` a stale build is not rebuilt: the test fails and names the
+  newer sources.  An old build is never tested.
 * ``site_url``: ``_build/html`` served by a thread-based ``http.server`` on a free
   port of 127.0.0.1, stopped at the end of the session.
 * ``browser``: headless Chromium driven by the Python ``playwright`` package, using
@@ -24,7 +28,6 @@ import shutil
 import subprocess
 import sys
 import threading
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -62,10 +65,15 @@ def chromium_path() -> str | None:
 
 
 def build_book() -> None:
-    """Run ``jupyter-book build . -n -W --keep-going`` from the repository root."""
+    """Run ``jupyter-book build . --all -n -W --keep-going`` from the repository root.
+
+    ``--all``: Sphinx only rebuilds pages whose own source changed, so after an edit of
+    the package (whose output every notebook page shows) an incremental build would
+    rebuild nothing and leave the old pages in place.
+    """
     cmd = [sys.executable, "-c",
            "import sys; from jupyter_book.cli.main import main; sys.exit(main())",
-           "build", ".", "-n", "-W", "--keep-going"]
+           "build", ".", "--all", "-n", "-W", "--keep-going"]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if proc.returncode != 0:
         pytest.fail(
@@ -75,21 +83,57 @@ def build_book() -> None:
         )
 
 
+#: What the built site is made from: folders searched recursively, and single files.
+SOURCE_DIRS = ("book", "seqrmt", "site_assets")
+SOURCE_FILES = ("_config.yml", "_toc.yml")
+#: Files Sphinx rewrites on every HTML build (incremental or not).
+BUILD_STAMPS = (".buildinfo", "searchindex.js")
+
+
+def _sources(root: Path = ROOT) -> list[Path]:
+    out = [root / f for f in SOURCE_FILES if (root / f).is_file()]
+    for folder in SOURCE_DIRS:
+        for p in (root / folder).rglob("*"):
+            rel = p.relative_to(root).parts
+            if p.is_file() and not any(part.startswith(".") or part in ("__pycache__", "_build")
+                                       for part in rel):
+                out.append(p)
+    return out
+
+
+def build_time(html: Path = BUILD_HTML) -> float | None:
+    """Modification time of the last build of ``html`` (None if there is no build)."""
+    stamps = [html / name for name in BUILD_STAMPS if (html / name).is_file()]
+    if not stamps or not (html / "index.html").is_file():
+        return None
+    return max(p.stat().st_mtime for p in stamps)
+
+
+def stale_sources(html: Path = BUILD_HTML, root: Path = ROOT) -> list[str]:
+    """Sources modified after the last build, newest first (all of them if there is no build)."""
+    built = build_time(html)
+    files = sorted(_sources(root), key=lambda p: p.stat().st_mtime, reverse=True)
+    return [p.relative_to(root).as_posix() for p in files
+            if built is None or p.stat().st_mtime > built]
+
+
 @pytest.fixture(scope="session")
 def built_site() -> Path:
-    rebuild = os.environ.get("SEQRMT_REBUILD") == "1"
-    if rebuild or not (BUILD_HTML / "index.html").exists():
+    mode = os.environ.get("SEQRMT_REBUILD", "")
+    newer = stale_sources()
+    if mode == "1" or newer:
+        if mode == "0":
+            pytest.fail(
+                f"_build/html is older than {len(newer)} source file(s) (newest: "
+                f"{', '.join(newer[:5])}) and SEQRMT_REBUILD=0 forbids rebuilding: run "
+                "`jupyter-book build . -n -W --keep-going` first", pytrace=False)
         build_book()
-    else:
-        built = (BUILD_HTML / "index.html").stat().st_mtime
-        newer = [p.relative_to(ROOT).as_posix()
-                 for pattern in ("book/*.ipynb", "book/*.md", "seqrmt/**/*.py", "_config.yml", "_toc.yml")
-                 for p in ROOT.glob(pattern) if p.stat().st_mtime > built]
+        newer = stale_sources()
         if newer:
-            warnings.warn(
-                f"testing an existing build of _build/html that is older than {len(newer)} source "
-                f"file(s) (e.g. {', '.join(newer[:3])}); set SEQRMT_REBUILD=1 to rebuild first",
-                stacklevel=1)
+            pytest.fail(
+                f"_build/html is still older than {len(newer)} source file(s) after the build "
+                f"(newest: {', '.join(newer[:5])}): were they edited during the build?",
+                pytrace=False)
     return BUILD_HTML
 
 

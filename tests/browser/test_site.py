@@ -23,8 +23,10 @@ The same checks (without links and buttons) are repeated with each page opened a
 a ``file://`` URL.  A full-page screenshot of each page is saved to
 ``_build/artifacts/screenshots/<page>.png``.
 
-The book is built first only if ``_build/html`` is missing or
-``SEQRMT_REBUILD=1``; otherwise the existing build is reused (see conftest.py).
+The book is (re)built first if ``_build/html`` is missing or older than any of its
+sources, or if ``SEQRMT_REBUILD=1``; ``SEQRMT_REBUILD=0`` turns a stale build into a
+failure instead (see conftest.py).  Every wait is on a condition in the page, with
+generous timeouts, never a fixed sleep: the checks hold on a loaded machine.
 Run only these tests with ``pytest -m browser tests/browser``.
 """
 
@@ -61,7 +63,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 CHAPTER_RE = re.compile(r"^book/0[1-9]")
 EXPLORE_CLASS = "seqrmt-explore"  # seqrmt.widgets.EXPLORE_CLASS (not imported: no ipywidgets needed here)
-TIMEOUT_MS = 30_000
+TIMEOUT_MS = 60_000   # generous: the machine running the tests may be loaded
 
 
 # ------------------------------------------------------------------ the pages
@@ -217,8 +219,22 @@ JS_ARM_LATENCY = f"""
 
 def _wait_math(page) -> None:
     page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise",
-                           timeout=15_000)
+                           timeout=TIMEOUT_MS)
     page.evaluate("() => MathJax.startup.promise.then(() => true)")
+
+
+def _wait_visible_frame(page, box, not_equal: str | None = None) -> str:
+    """Wait until ``box`` shows a loaded image (different from ``not_equal`` if given);
+    return its source, or '' on timeout.  A condition, not a sleep: under load the
+    explorer's script may render its first frame well after the page's load event."""
+    cond = (f"([box, before]) => {{ const v = ({JS_VISIBLE_IMG_SRC})(box); "
+            "return v !== '' && v !== before && Array.from(box.querySelectorAll('img'))"
+            ".every(i => i.offsetParent === null || (i.complete && i.naturalWidth > 0)); }")
+    try:
+        page.wait_for_function(cond, arg=[box.element_handle(), not_equal], timeout=TIMEOUT_MS)
+    except Exception:
+        return ""
+    return box.evaluate(JS_VISIBLE_IMG_SRC)
 
 
 def _check_explorers(page, problems: list[str]) -> int:
@@ -228,6 +244,10 @@ def _check_explorers(page, problems: list[str]) -> int:
     for b in range(boxes.count()):
         box = boxes.nth(b)
         box.scroll_into_view_if_needed()
+        try:
+            box.locator(".noUi-handle").first.wait_for(state="attached", timeout=TIMEOUT_MS)
+        except Exception:
+            pass
         handles = box.locator(".noUi-handle")
         n = handles.count()
         if n == 0:
@@ -236,9 +256,9 @@ def _check_explorers(page, problems: list[str]) -> int:
         ok = True
         for s in range(n):
             handle = handles.nth(s)
-            before = box.evaluate(JS_VISIBLE_IMG_SRC)
+            before = _wait_visible_frame(page, box)
             if not before:
-                problems.append(f"explorer #{b}: no visible image")
+                problems.append(f"explorer #{b}: no visible image (waited {TIMEOUT_MS // 1000} s)")
                 ok = False
                 break
             now = handle.get_attribute("aria-valuenow")
@@ -248,19 +268,26 @@ def _check_explorers(page, problems: list[str]) -> int:
             box.evaluate(JS_ARM_LATENCY.replace("([box, before])", "(box)").replace(
                 "visible(box) !== before", f"visible(box) !== {json.dumps(before)}"))
             handle.press(key)
-            try:
-                page.wait_for_function(
-                    f"([box, before]) => ({JS_VISIBLE_IMG_SRC})(box) !== before && "
-                    f"({JS_VISIBLE_IMG_SRC})(box) !== ''",
-                    arg=[box.element_handle(), before], timeout=5_000)
+            if _wait_visible_frame(page, box, not_equal=before):
                 lat = page.evaluate("() => window.__seqrmtLatency")
                 if lat and "frame" in lat and "key" in lat:
                     SLIDER_LATENCY_MS.append(lat["frame"] - lat["key"])
-            except Exception:
-                problems.append(f"explorer #{b}, slider #{s}: pressing {key} did not change the image")
+            else:
+                problems.append(f"explorer #{b}, slider #{s}: pressing {key} did not change the "
+                                f"image (waited {TIMEOUT_MS // 1000} s)")
                 ok = False
-            # put it back so the screenshot shows the default frame
+                continue
+            # put it back so the screenshot shows the default frame, and wait until it is
+            # shown again before the next slider reads its "before" frame
             handle.press("ArrowLeft" if key == "ArrowRight" else "ArrowRight")
+            try:
+                page.wait_for_function(
+                    f"([box, before]) => ({JS_VISIBLE_IMG_SRC})(box) === before",
+                    arg=[box.element_handle(), before], timeout=TIMEOUT_MS)
+            except Exception:
+                problems.append(f"explorer #{b}, slider #{s}: moving it back did not restore "
+                                f"the first frame (waited {TIMEOUT_MS // 1000} s)")
+                ok = False
         working += ok
     return working
 
@@ -364,7 +391,7 @@ def _check_page(browser, base_url: str, built_site: Path, page_name: str,
         page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
         try:
             page.wait_for_function(
-                "() => Array.from(document.images).every(i => i.complete)", timeout=10_000)
+                "() => Array.from(document.images).every(i => i.complete)", timeout=TIMEOUT_MS)
         except Exception:
             pass
         for src in page.evaluate(JS_BROKEN_IMAGES):
