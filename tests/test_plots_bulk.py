@@ -19,6 +19,21 @@ def test_mp_figure(ratio):
     assert len(ax.patches) >= 1 and ax.get_legend() is not None
     texts = [t.get_text() for t in ax.texts]
     assert any("atom" in t for t in texts) == (ratio > 1)
+    # plotted data: the closed-form MP density, and the white-noise spectrum of the seed
+    curve = [ln for ln in ax.lines if ln.get_label().startswith("MP density")][0]
+    x = np.asarray(curve.get_xdata())
+    b = (1 + np.sqrt(ratio)) ** 2
+    inside = (x > (1 - np.sqrt(ratio)) ** 2) & (x < b)
+    ref = np.zeros_like(x)
+    ref[inside] = np.sqrt((b - x[inside]) * (x[inside] - (1 - np.sqrt(ratio)) ** 2)) / (2 * np.pi * ratio * x[inside])
+    np.testing.assert_allclose(curve.get_ydata(), ref, rtol=1e-12, atol=1e-15)
+    n = int(round(80 / ratio))
+    X = np.random.default_rng(0).standard_normal((80, n))
+    lam = np.linalg.eigvalsh(X @ X.T / n)
+    data = ax.patches[0].get_data()
+    values, edges = data.values, data.edges
+    counts, _ = np.histogram(lam[lam > 1e-9 * lam.max()], bins=edges)
+    np.testing.assert_allclose(values * 80 * np.diff(edges), counts, atol=1e-9)
 
 
 @pytest.mark.parametrize("delta, gamma", [(0.5, 0.5), (2.0, 0.5), (1.0, 0.25), (1.5, 1.5)])
@@ -32,6 +47,8 @@ def test_density_figure(delta, gamma):
     assert any("atom" in t.get_text() for t in ax.texts) == (atom > 0)
     xs = [l.get_xdata()[0] for l in ax.lines if len(l.get_xdata()) == 2 and l.get_linestyle() == "--"]
     assert np.allclose(sorted(xs), [left, right])
+    curve = [ln for ln in ax.lines if "boxtimes" in ln.get_label()][0]
+    np.testing.assert_allclose(curve.get_ydata(), sr.bulk_density(curve.get_xdata(), delta, gamma), rtol=1e-12)
 
 
 def test_density_figure_fixed_limits_and_kappa():
