@@ -33,6 +33,13 @@ def test_weights_profiles(kw):
     assert len(ax1.lines) == 3 and len(ax2.patches) == 3
     heights = [p.get_height() for p in ax2.patches]
     assert heights[2] == pytest.approx(max(heights))
+    # bars: w^T R w / w^T w of each plotted weighting; left: the weights scaled to sum 1
+    R = srp.weights_correlation(kw.get("family", "prefix"), T=kw.get("T", 16), rho=kw.get("rho", 0.8))
+    ws = srp.weights_family(R)
+    for h, ln, name in zip(heights, ax1.lines, ("mean", "causal", "optimal")):
+        w = ws[name]
+        assert h == pytest.approx((w @ R @ w) / (w @ w), rel=1e-12)
+        np.testing.assert_allclose(ln.get_ydata(), w / w.sum(), rtol=1e-12)
 
 
 def test_weights_markov_profile():
