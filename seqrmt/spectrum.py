@@ -769,17 +769,24 @@ def finite_T_atom(delta: float, gamma: float, w: ArrayLike) -> float:
 def _token_block(V: int, N: int, w: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Eigenvalues of ``A A^T`` (``V`` of them, zeros included) for one draw of the token matrix.
 
-    Sequences draw their ``T`` tokens uniformly among ``V`` (the class structure does not
-    change the law of ``A A^T``: a token of either class is drawn ``Poisson(T N / V)`` times
-    and the graph of shared tokens is locally the same tree); repeated tokens are summed.
-    The dense Gram matrix of the smaller side is diagonalized.
+    Each sequence draws ``T`` distinct tokens uniformly among ``V`` (repeats within a
+    sequence have probability ``O(T^2/V)`` and vanish in the limit; excluding them removes
+    an ``O(T/V)`` bias of a finite draw).  The class structure does not change the law of
+    ``A A^T``: a token of either class is drawn ``Poisson(T N / V)`` times and the graph of
+    shared tokens is locally the same tree.  ``A`` is centered over the sequences
+    (``A P``, ``P = I - 1 1^T / N``, as for the centered ``S``): this removes the Perron
+    eigenvalue ``~ sigma_w^2 N / V`` of the mean ``E A = (sigma_w / V) 1 1^T``, an outlier of
+    mass ``1/V`` per draw that has no weight in the limit but would bias a finite draw.  The
+    dense Gram matrix of the smaller side is diagonalized.
     """
     from scipy import sparse
     T = w.size
-    tok = rng.integers(0, V, size=(N, T))
+    tok = np.argpartition(rng.random((N, V)), T - 1, axis=1)[:, :T] if T < V else \
+        np.tile(np.arange(V), (N, 1))
     A = sparse.csr_matrix((np.tile(w, N), (tok.ravel(), np.repeat(np.arange(N), T))), shape=(V, N))
-    gram = (A.T @ A) if N <= V else (A @ A.T)
-    ev = np.linalg.eigvalsh(gram.toarray())
+    Ac = A.toarray()
+    Ac -= Ac.mean(axis=1, keepdims=True)
+    ev = np.linalg.eigvalsh((Ac.T @ Ac) if N <= V else (Ac @ Ac.T))
     return np.concatenate([ev, np.zeros(V - ev.size)])
 
 
@@ -830,13 +837,15 @@ class FiniteTBulkLaw:
     fixed ``T`` (a sparse random Gram matrix); it is computed from the eigenvalues of
     independent draws of ``A`` (``n_tokens`` tokens in blocks of ``block``, a fixed ``seed``),
     except its atom at ``0``, which is the exact :func:`token_rank_fraction`.  The pooled
-    nonzero eigenvalues are averaged in ``n_atoms`` groups of equal mass.  With a single
+    nonzero eigenvalues are averaged in ``n_atoms`` groups of equal mass and rescaled so
+    that ``H`` has its exact mean ``kappa delta`` (``tr A A^T = N kappa``; a rescaling by
+    ``1 + O(1/sqrt(n_tokens))``, which removes the first-order Monte Carlo error of the draw).  With a single
     nonzero weight (``T' = 1``) ``A A^T`` is diagonal and ``H`` is exact:
     ``gamma w^2 Poisson(delta/gamma)``.
 
     The equation is solved by Newton's method in ``G``, vectorized over ``x``, with
     continuation from above the real axis: along ``z = x + i eta`` with ``eta`` decreasing
-    geometrically from ``10 U`` (where ``G ~ 1/z``) to ``1e-9 U`` (``U`` bounds the support),
+    geometrically (factor 4) from ``10 U`` (where ``G ~ 1/z``) to ``1e-9 U`` (``U`` bounds the support),
     a damped step never leaving ``Im G < 0`` (so the root followed is the physical one).
     The density is ``-Im (G - atom/z)/pi`` at ``z = x + i 1e-9 U``; the cdf integrates it by
     the trapezoid rule on the points ``x = b (1 - cos theta)/2`` (equispaced ``theta``,
@@ -862,7 +871,7 @@ class FiniteTBulkLaw:
     """
 
     def __init__(self, delta: float, gamma: float, w: ArrayLike, *, n_tokens: int = 6000,
-                 block: int = 500, n_atoms: int = 300, seed: int = 0, grid: int = 1200) -> None:
+                 block: int = 500, n_atoms: int = 200, seed: int = 0, grid: int = 1000) -> None:
         self.delta = _checks.positive("delta", delta)
         self.gamma = _checks.positive("gamma", gamma)
         self.w, self.n_nonzero = _nonzero_weights(w)
@@ -885,7 +894,9 @@ class FiniteTBulkLaw:
         else:
             ev = _token_gram_spectrum(float(ratio), tuple(float(x) for x in wz), n_tokens, block, seed)
             nz = ev[ev > 1e-9 * max(ev[-1], 1e-300)]
-            self._t = self.gamma * _compress(nz, n_atoms)          # atoms of H (nonzero part)
+            # exact mass 1 - h0 off zero and exact mean kappa delta of H = gamma A A^T
+            t = _compress(nz, n_atoms)
+            self._t = self.kappa * self.delta / (1.0 - h0) * t / t.mean()
             self._p = np.full(self._t.size, (1.0 - h0) / self._t.size)
         self._c = 1.0 / self.delta
         self._U = float(self._t.max() * (1.0 + np.sqrt(self._c)) ** 2)
@@ -899,12 +910,12 @@ class FiniteTBulkLaw:
         """``G(x + i eta_end)`` by Newton with continuation in ``eta`` (vectorized over ``x``)."""
         x = np.asarray(x, dtype=float)
         eta_end = np.broadcast_to(np.asarray(eta_end, dtype=float), x.shape)
-        eta0 = 10.0 * self._U
-        n_lev = int(np.ceil(np.log(eta0 / max(eta_end.min(), 1e-300)) / np.log(4.0))) + 1
+        eta0 = np.maximum(10.0 * self._U, eta_end)
+        n_lev = int(np.ceil(np.log(np.max(eta0 / eta_end)) / np.log(_ETA_RATIO))) + 1
         G = 1.0 / (x + 1j * eta0)
         t, p, c = self._t, self._p, self._c
         for j in range(n_lev + 1):
-            eta = np.maximum(eta0 * 0.25**j, eta_end)
+            eta = np.maximum(eta0 / _ETA_RATIO**j, eta_end)
             z = x + 1j * eta
             iters = 3 if j < n_lev else 40
             active = np.ones(x.shape, dtype=bool)
@@ -915,7 +926,9 @@ class FiniteTBulkLaw:
                 q = t / (1.0 - np.multiply.outer(Ga, t))
                 F = 1.0 / Ga + c * (q @ p) - za
                 dF = -1.0 / Ga**2 + c * ((q * q) @ p)
-                step = F / dF
+                with np.errstate(invalid="ignore", over="ignore"):
+                    step = F / dF
+                step = np.where(np.isfinite(step), step, 0.5 * Ga)
                 new = Ga - step
                 for _h in range(30):          # stay in the lower half plane (physical root)
                     bad = ~(new.imag < 0) | ~np.isfinite(new)
@@ -972,7 +985,8 @@ class FiniteTBulkLaw:
         """Distribution function including the atom at ``0`` (interpolated in the table)."""
         xx = _checks.real_array("x", x)
         cont = np.interp(xx, self._x, self._cum, left=0.0, right=1.0 - self.atom)
-        return np.where(xx >= 0.0, self.atom + cont, 0.0)
+        out = np.where(xx >= 0.0, np.minimum(self.atom + cont, 1.0), 0.0)
+        return np.where(xx >= self._x[-1], 1.0, out)
 
     def ppf(self, q: ArrayLike) -> np.ndarray:
         """Quantile function ``inf {x : cdf(x) >= q}`` (``0`` for ``q <= atom``)."""
@@ -1013,6 +1027,7 @@ class FiniteTBulkLaw:
 
 
 _LAW_CACHE: dict = {}
+_ETA_RATIO = 4.0   # continuation: eta divided by this at each level
 
 
 def finite_T_bulk(delta: float, gamma: float, w: ArrayLike, **options) -> FiniteTBulkLaw:

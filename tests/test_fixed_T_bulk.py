@@ -1,0 +1,211 @@
+"""Tests of the fixed-T bulk (``sr.finite_T_bulk``): a generalized Marchenko-Pastur law whose
+population spectrum is that of the sparse token Gram matrix."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from scipy import sparse
+
+import seqrmt as sr
+from seqrmt.validation import kolmogorov_distance
+
+DELTA = GAMMA = 1.5
+D_SIM = 1000
+TABLE_SEEDS = (11, 12, 13)
+
+
+def _pooled_spectrum(delta, gamma, w, R=None, d=D_SIM, seeds=TABLE_SEEDS):
+    """Eigenvalues of the centered S for three independent tables (beta = 0), pooled."""
+    R = np.eye(w.size) if R is None else R
+    V, N = sr.sizes(d, delta, gamma)
+    return np.concatenate([sr.simulate(d, V, N, w, R, 0.0, seed=s, n_vectors=1).eigenvalues
+                           for s in seeds])
+
+
+def _zero_fraction(lam):
+    return float(np.mean(lam < 1e-9 * lam.max()))
+
+
+# ------------------------------------------------------------------------- against simulation
+
+@pytest.mark.parametrize("T", [1, 2])
+def test_matches_simulation_where_theorem_1_fails(T):
+    w = sr.mean_weights(T)
+    lam = _pooled_spectrum(DELTA, GAMMA, w)
+    law = sr.finite_T_bulk(DELTA, GAMMA, w)
+    ks = kolmogorov_distance(lam, law)
+    ks_thm1 = kolmogorov_distance(lam, sr.BulkLaw(DELTA, GAMMA, sr.kappa(w)))
+    # finite-d fluctuations of three pooled spectra at d = 1000 are a few thousandths
+    assert ks <= 0.02, ks
+    assert ks_thm1 >= 0.1, ks_thm1           # Theorem 1 is off by 0.1-0.25 here
+    # the atom: the centered S loses at most one more dimension (1/d) and the rank of the
+    # sparse token matrix fluctuates by O(1/sqrt(V)) from table to table
+    assert abs(law.atom - _zero_fraction(lam)) <= 0.015
+
+
+def test_rank_is_below_min_of_sequences_and_drawn_tokens():
+    """At T = 2 two tokens drawn only by the same sequence give proportional rows of A: the
+    rank is below min(N, #drawn tokens), and the simulation sees it."""
+    w = sr.mean_weights(2)
+    lam = _pooled_spectrum(DELTA, GAMMA, w, seeds=(21, 22, 23))
+    lam_tok = 2 * DELTA / GAMMA
+    naive = 1 - min(GAMMA ** -1 * DELTA, 1 - np.exp(-lam_tok)) / DELTA   # min(N, drawn)/d
+    law = sr.finite_T_bulk(DELTA, GAMMA, w)
+    assert law.atom - naive > 0.015
+    assert abs(law.atom - _zero_fraction(lam)) < abs(naive - _zero_fraction(lam))
+
+
+def test_law_does_not_depend_on_the_sign_correlation():
+    """Prefix signs shared by the whole sequence (R = all ones): same fixed-T law."""
+    T = 2
+    w = sr.mean_weights(T)
+    lam = _pooled_spectrum(DELTA, GAMMA, w, R=sr.prefix_correlation(T, T), d=800, seeds=(31, 32, 33))
+    assert kolmogorov_distance(lam, sr.finite_T_bulk(DELTA, GAMMA, w)) <= 0.02
+
+
+def test_zero_weights_count_as_absent_positions():
+    w = np.array([0.5, 0.5, 0.0, 0.0])
+    assert sr.finite_T_atom(DELTA, GAMMA, w) == sr.finite_T_atom(DELTA, GAMMA, [0.5, 0.5])
+    assert sr.finite_T_atom(DELTA, GAMMA, w) > sr.finite_T_atom(DELTA, GAMMA, sr.mean_weights(4)) + 0.05
+    lam = _pooled_spectrum(DELTA, GAMMA, w, d=800, seeds=(41, 42, 43))
+    law = sr.finite_T_bulk(DELTA, GAMMA, w)
+    assert kolmogorov_distance(lam, law) <= 0.02
+    assert abs(law.atom - _zero_fraction(lam)) <= 0.015
+
+
+# ------------------------------------------------------------------------- the rank formula
+
+def _draw_rank(Tp, V, ratio, seed):
+    rng = np.random.default_rng(seed)
+    N = int(round(ratio * V))
+    tok = np.argpartition(rng.random((N, V)), Tp - 1, axis=1)[:, :Tp]
+    vals = rng.uniform(0.5, 1.5, size=(N, Tp))
+    A = sparse.csr_matrix((vals.ravel(), (tok.ravel(), np.repeat(np.arange(N), Tp))), shape=(V, N))
+    return np.linalg.matrix_rank(A.toarray()) / V
+
+
+@pytest.mark.parametrize("Tp, ratio", [(1, 0.7), (2, 1.0), (3, 0.5), (2, 3.0)])
+def test_token_rank_fraction_against_exact_ranks(Tp, ratio):
+    r = sr.token_rank_fraction(Tp, Tp * ratio)
+    draws = [_draw_rank(Tp, 1200, ratio, s) for s in range(3)]
+    # the rank fraction of one draw fluctuates by about 0.5 / sqrt(V) ~ 0.015 / sqrt(3 draws)
+    assert abs(np.mean(draws) - r) < 0.012, (np.mean(draws), r)
+    assert r <= min(ratio, 1 - np.exp(-Tp * ratio)) + 1e-12
+
+
+def test_token_rank_fraction_T1_is_drawn_tokens():
+    for lam in (0.3, 1.0, 2.5):
+        assert sr.token_rank_fraction(1, lam) == pytest.approx(1 - np.exp(-lam), abs=1e-12)
+
+
+# ------------------------------------------------------------------------- towards Theorem 1
+
+def test_tends_to_theorem_1_as_T_grows():
+    dist = []
+    for T in (1, 2, 4, 64):
+        w = sr.mean_weights(T)
+        law = sr.finite_T_bulk(DELTA, GAMMA, w)
+        x = np.linspace(0, 3.5, 2000) * sr.kappa(w)
+        dist.append(np.max(np.abs(law.cdf(x) - sr.BulkLaw(DELTA, GAMMA, sr.kappa(w)).cdf(x))))
+    assert dist[0] > dist[1] > dist[2] > dist[3], dist
+    assert dist[3] < 0.005, dist
+    assert sr.finite_T_atom(DELTA, GAMMA, sr.mean_weights(64)) == pytest.approx(1 - 1 / DELTA, abs=1e-9)
+
+
+# ------------------------------------------------------------------------- the distribution
+
+@pytest.mark.parametrize("delta, gamma, w", [
+    (1.5, 1.5, sr.mean_weights(2)),
+    (0.5, 0.5, sr.mean_weights(2)),
+    (0.5, 2.0, sr.mean_weights(1)),
+    (1.0, 1.0, sr.causal_weights(3)),
+    (2.0, 0.5, np.array([0.7, 0.2, 0.1, 0.0])),
+])
+def test_distribution(delta, gamma, w):
+    law = sr.finite_T_bulk(delta, gamma, w)
+    k = sr.kappa(w)
+    left, right = law.support()
+    # pdf integrates to 1 - atom (own grid, independent of the cdf table)
+    x = np.union1d(np.geomspace(1e-9 * right, 0.05 * right, 400), np.linspace(0, right, 3000))
+    assert np.trapezoid(law.pdf(x), x) == pytest.approx(1 - law.atom, abs=3e-3)
+    assert abs(law.mass_error) < 2e-3
+    # cdf: 0 below 0, the atom at 0, nondecreasing, 1 at the right edge
+    grid = np.linspace(-0.1, 1.05 * right, 4000)
+    F = law.cdf(grid)
+    assert np.all(np.diff(F) >= 0) and F[0] == 0.0 and F[-1] > 1 - 1e-6
+    assert law.cdf(1e3 * right) == 1.0
+    assert law.cdf(0.0) == pytest.approx(law.atom, abs=1e-12)
+    # exact moments: E tr S / d = tr M = kappa and the second moment
+    # c h2 + c^2 h1^2 = kappa^2 (1 + delta + gamma), the same as Theorem 1's at any T
+    assert law.mean() == pytest.approx(k, rel=3e-3)
+    assert law.moment(2) == pytest.approx(k**2 * (1 + delta + gamma), rel=1e-2)
+    # quantiles invert the cdf
+    q = np.array([0.2, 0.5, 0.9, 0.99])
+    q = q[q > law.atom + 1e-3]
+    assert np.allclose(law.cdf(law.ppf(q)), q, atol=2e-3)
+
+
+def test_third_moment_at_T1():
+    """At T = 1, H = gamma Poisson(delta/gamma) exactly and the companion law has third moment
+    c h3 + 3 c^2 h1 h2 + c^3 h1^3 with c = 1/delta and the Poisson moments h_k."""
+    delta, gamma = 0.8, 1.6
+    lam = delta / gamma
+    pois = [lam, lam + lam**2, lam + 3 * lam**2 + lam**3]
+    h1, h2, h3 = (gamma**k * m for k, m in zip((1, 2, 3), pois))
+    c = 1 / delta
+    law = sr.finite_T_bulk(delta, gamma, [1.0])
+    assert law.moment(3) == pytest.approx(c * h3 + 3 * c**2 * h1 * h2 + c**3 * h1**3, rel=5e-3)
+
+
+def test_stieltjes():
+    law = sr.finite_T_bulk(DELTA, GAMMA, sr.mean_weights(2))
+    z = np.array([0.3 + 0.2j, 1.0 + 0.05j, -0.5 + 1j, 20.0 + 0.0j])
+    G = law.stieltjes(z)
+    # against the cdf table: G(z) = atom/z + int dF_cont(x)/(z - x)
+    xm = (law._x[1:] + law._x[:-1]) / 2
+    ref = law.atom / z + (np.diff(law._cum)[None, :] / (z[:, None] - xm[None, :])).sum(axis=1)
+    assert np.allclose(G[:3], ref[:3], atol=5e-3)
+    assert G[3] == pytest.approx(ref[3], rel=1e-3)
+    assert np.all(G[:3].imag < 0)
+    assert np.allclose(law.stieltjes(np.conj(z[:3])), np.conj(G[:3]))
+    assert law.stieltjes(1e6j)[()] * 1e6j == pytest.approx(1.0, abs=1e-5)
+
+
+def test_construction_time_and_cache():
+    w = sr.mean_weights(3)
+    t0 = time.process_time()
+    law = sr.finite_T_bulk(1.3, 1.1, w)
+    assert time.process_time() - t0 <= 5.0
+    assert sr.finite_T_bulk(1.3, 1.1, w) is law
+    assert sr.finite_T_bulk(1.3, 1.1, w, seed=1) is not law
+
+
+# ------------------------------------------------------------------------- bad input
+
+@pytest.mark.parametrize("kw, name", [
+    (dict(delta=0.0, gamma=1.0, w=[1.0]), "delta"),
+    (dict(delta=1.0, gamma=-1.0, w=[1.0]), "gamma"),
+    (dict(delta=1.0, gamma=1.0, w=[0.0, 0.0]), "w"),
+    (dict(delta=1.0, gamma=1.0, w=[]), "w"),
+    (dict(delta=1.0, gamma=1.0, w=[1.0, np.nan]), "w"),
+    (dict(delta=float("inf"), gamma=1.0, w=[1.0]), "delta"),
+    (dict(delta=1.0, gamma=1.0, w=[1.0], n_atoms=2), "n_atoms"),
+])
+def test_bad_input(kw, name):
+    with pytest.raises(ValueError, match=name):
+        sr.finite_T_bulk(**kw)
+
+
+def test_bad_input_other():
+    with pytest.raises(TypeError, match="w"):
+        sr.finite_T_bulk(1.0, 1.0, ["a"])
+    with pytest.raises(ValueError, match="n_nonzero"):
+        sr.token_rank_fraction(0, 1.0)
+    with pytest.raises(ValueError, match="draws_per_token"):
+        sr.token_rank_fraction(2, 0.0)
+    with pytest.raises(ValueError, match="q"):
+        sr.finite_T_bulk(DELTA, GAMMA, sr.mean_weights(2)).ppf([1.5])
+    with pytest.raises(ValueError, match="x"):
+        sr.finite_T_bulk(DELTA, GAMMA, sr.mean_weights(2)).cdf([np.nan])
