@@ -131,7 +131,7 @@ def main(argv=None) -> int:
         ds, scaling_seeds = (200, 400, 800, 1600), {200: 16, 400: 12, 800: 8, 1600: 8}
         bulk_ds, bulk_seeds = (400, 800, 1600), 3
     Ts = (1, 2, 4, 8, 16)
-    spike_d, spike_Ts, spike_seeds = (300, (1, 2, 4, 16), 3) if args.quick else (800, (1, 2, 4, 16), 8)
+    spike_d, spike_Ts, spike_seeds = (300, (1, 2, 4, 16), 3) if args.quick else (800, (1, 2, 4, 16), 16)
     args.out.mkdir(parents=True, exist_ok=True)
     g = sv.ATLAS_GRID
     blocks = [(d, seeds, dl, gm, R) for dl in g["delta"] for gm in g["gamma"] for R in g["R"]]

@@ -981,9 +981,10 @@ def bulk_vs_T(d: int = 800, Ts: Sequence[int] = (1, 2, 4, 8, 16), seeds: int = 3
     return rows
 
 
-def spikes_vs_T(d: int = 800, Ts: Sequence[int] = (1, 2, 4, 16), seeds: int = 8, *,
+def spikes_vs_T(d: int = 800, Ts: Sequence[int] = (1, 2, 4, 16), seeds: int = 16, *,
                 delta: float = 0.5, gamma: float = 0.5, R: str = "independent",
-                ratios: Sequence[float] = (1.5, 3.0), progress: bool = False) -> list[dict]:
+                ratios: Sequence[float] = (1.5, 3.0), fixed_T: bool = True,
+                progress: bool = False) -> list[dict]:
     """The spike formulas (:func:`seqrmt.predict`) at short sequence lengths.
 
     Mean pooling over ``T`` positions with the atlas correlation ``R``
@@ -991,16 +992,27 @@ def spikes_vs_T(d: int = 800, Ts: Sequence[int] = (1, 2, 4, 16), seeds: int = 8,
     changes between the rows and ``theta / theta_c`` is the same at every ``T``), centered ``S``, ``beta`` chosen so that the finite-table
     spike is ``theta = r theta_c`` for each ``r`` in ``ratios`` (outside the transition
     window); the rows are those of :func:`finite_size` (seeds ``1000 ..``) with
-    ``study = "spikes_T"`` and ``setting = "T=<T>, theta/theta_c=<r>"``.
+    ``study = "spikes_T"``, ``setting = "T=<T>, theta/theta_c=<r>"``, ``ratio`` and the
+    right edges of Theorem 1's bulk (``edge_theorem1``) and, with ``fixed_T``, of the
+    fixed-``T`` law (``edge_fixed_T``): a predicted outlier below the latter sits in
+    the fixed-``T`` bulk.
     """
     Ts = [_checks.integer("T", T) for T in Ts]
     rows = []
     for T in Ts:
         settings = {f"T={T}, theta/theta_c={r:g}": (delta, gamma, R, "mean", True, ("ratio", float(r)))
                     for r in ratios}
+        edges = {}
         for row in finite_size([d], {d: seeds}, settings=settings, T=T, progress=progress):
+            key = (row["delta"], row["gamma"])
+            if key not in edges:
+                w = mean_weights(T)
+                law_T = _fixed_T_law(row["delta"], row["gamma"], w) if fixed_T else None
+                edges[key] = (BulkLaw(row["delta"], row["gamma"], _kappa(w)).support()[1],
+                              float("nan") if law_T is None else float(law_T.support()[1]))
             row["study"] = "spikes_T"
             row["ratio"] = row["theta"] / row["theta_c"]
+            row["edge_theorem1"], row["edge_fixed_T"] = edges[key]
             rows.append(row)
     return rows
 

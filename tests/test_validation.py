@@ -350,7 +350,7 @@ def test_finite_size_rows_regenerate():
     (b,) = sv.bulk_vs_T(400, [4], 3, fixed_T=False)
     o = next(r for r in rows if r["study"] == "bulk_T" and r["T"] == 4 and r["d"] == 400)
     _same(o, b, ("empirical", "std", "rmse"))
-    new = sv.spikes_vs_T(800, [2], 8, ratios=(3.0,))
+    new = sv.spikes_vs_T(800, [16], 16, ratios=(3.0,), fixed_T=False)
     old = {(r["setting"], r["quantity"]): r for r in rows if r["study"] == "spikes_T"}
     for r in new:
         _same(old[r["setting"], r["quantity"]], r, ("beta", "predicted", "empirical", "std",
