@@ -422,3 +422,19 @@ def test_stieltjes_on_support_with_one_ratio_zero(delta, gamma, kappa):
         np.testing.assert_allclose(-G.imag / np.pi, f, rtol=1e-10)
         # continuity from the upper half-plane (the general complex branch)
         np.testing.assert_allclose(G, bulk_stieltjes(x + 1e-7j, delta, gamma, kappa), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("c,s", [(0.3, 1.0), (0.5, 2.0), (2.5, 0.7)])
+def test_mp_stieltjes_and_derivative_against_integration(c, s):
+    # G(z) = int dnu(t)/(z - t) and G'(z) = -int dnu(t)/(z - t)^2 for s MP_c, integrated
+    # from the closed-form density (plus the atom 1 - 1/c at 0 when c > 1)
+    from seqrmt.spectrum import mp_stieltjes_derivative
+    lo, hi = mp_edges(c, s)
+    atom = max(0.0, 1 - 1 / c)
+    for z in (hi * 1.3, hi + 0.05, 3.0 + 1.0j, 0.5 * (lo + hi) + 0.2j, -1.0 + 0.5j):
+        def integral(power):
+            re = _quad(lambda t: (mp_density(t, c, s) / (z - t) ** power).real, lo, hi)
+            im = _quad(lambda t: (mp_density(t, c, s) / (z - t) ** power).imag, lo, hi)
+            return re + 1j * im + atom / z**power
+        assert complex(mp_stieltjes(z, c, s)) == pytest.approx(integral(1), rel=1e-7)
+        assert complex(mp_stieltjes_derivative(z, c, s)) == pytest.approx(-integral(2), rel=1e-6)
