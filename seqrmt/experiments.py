@@ -197,7 +197,12 @@ def ridge_accuracy(table: VocabularyTable, N: int, w: ArrayLike, R: ArrayLike, *
 
     Fits ``b = (C^T C / N + ridge I)^{-1} C^T y / N`` on ``N`` centered training sequences
     and classifies ``n_test`` fresh ones by ``sign(b^T c)``. For the prefix model ``xi_1``
-    is the sign shared by the first ``L`` positions.
+    is the sign shared by the first ``L`` positions.  The argument ``ridge`` is the
+    penalty written ``zeta`` in the book (``lambda`` is reserved for eigenvalues).
+
+    The training and the test sequences are drawn from ``seed`` in that order, before
+    pooling; the draws do not depend on ``w``, so two calls with the same table and
+    the same integer ``seed`` but different ``w`` see the same sequences and labels.
     """
     table = _checks.table(table)
     N = _checks.integer("N", N)
@@ -224,12 +229,40 @@ def classification_curve(d: int, V: int, Ns: Sequence[int], weights: Mapping[str
                          seeds: Sequence[int] | int = 5, progress: bool = False) -> dict:
     """Ridge accuracy against ``N`` for several weightings, mean and spread over seeds.
 
-    Each seed draws one table shared by all weightings (paired comparison).
+    Paired design: for a given seed and sample size ``N``, every weighting sees the
+    same table, the same ``N`` training sequences (signs and tokens) and the same
+    ``n_test`` test sequences; only the pooling weights differ.  Sign and token
+    draws do not depend on ``w``, so :func:`ridge_accuracy` is called with one
+    sequence seed per ``(seed, N)``, drawn from the seed's generator after the table.
+    Different ``N`` use independent sequences.  Differences between weightings are
+    therefore paired, and their spread over seeds (``values``) is much smaller than
+    that of each accuracy.
+
+    Parameters
+    ----------
+    d, V : int
+        Dimension and vocabulary size (even) of the table drawn for each seed.
+    Ns : sequence of int
+        Numbers of training sequences.
+    weights : mapping of str to array_like
+        Named pooling weights, each of length ``T``.
+    R : array_like, shape (T, T)
+        Positional sign correlation.
+    beta : float
+        ``||mu||^2``.
+    ridge : float
+        Ridge penalty (written zeta in the book), see :func:`ridge_accuracy`.
+    n_test : int
+        Number of fresh test sequences.
+    seeds : int or sequence of int
+        Seeds (a count ``n`` means ``0..n-1``).
 
     Returns
     -------
     dict
-        ``{"N": array, name: Summary-like dict(mean=array, std=array), ...}``.
+        ``{"N": array, name: dict(mean=array, std=array, n=int, values=array), ...}``;
+        ``values`` has shape ``(n_seeds, len(Ns))`` (one row per seed, rows paired
+        across weightings).
     """
     Ns = [_checks.integer("Ns", n) for n in Ns]
     if not Ns:
@@ -239,14 +272,21 @@ def classification_curve(d: int, V: int, Ns: Sequence[int], weights: Mapping[str
     if not weights:
         raise ValueError("weights must map at least one name to a weight vector")
 
+    rows = []
+
     def one(seed):
         rng = np.random.default_rng(seed)
         table = make_table(d, V, beta, seed=rng)
-        return {name: [ridge_accuracy(table, n, w, R, ridge=ridge, n_test=n_test, seed=rng)
-                       for n in Ns] for name, w in weights.items()}
+        # one sequence seed per N, shared by every weighting: a paired comparison
+        seq_seeds = rng.integers(0, 2**63 - 1, size=len(Ns))
+        row = {name: [ridge_accuracy(table, n, w, R, ridge=ridge, n_test=n_test, seed=int(s))
+                      for n, s in zip(Ns, seq_seeds)] for name, w in weights.items()}
+        rows.append(row)
+        return row
 
     summ = repeat(one, seeds, progress=progress)
     out = {"N": np.array(Ns)}
     for name in weights:
-        out[name] = {"mean": summ.mean[name], "std": summ.std[name], "n": summ.n}
+        out[name] = {"mean": summ.mean[name], "std": summ.std[name], "n": summ.n,
+                     "values": np.array([r[name] for r in rows], dtype=float)}
     return out

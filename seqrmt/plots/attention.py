@@ -102,7 +102,8 @@ def attention_convergence_data(ds=(16, 32, 64, 128, 256, 512, 1024), *, T: int =
     """Distance between finite-``d`` effective weights and their limit, against ``d``.
 
     For each ``d`` the error of sequence ``n`` is the relative distance
-    ``||W_n - w(tau)|| / ||w(tau)||``; ``error`` is its mean over sequences and
+    ``||w^(n) - w(tau)|| / ||w(tau)||`` (``w^(n)`` the effective weights of sequence ``n``);
+    ``error`` is its mean over sequences and
     ``sem`` the standard error of that mean.  ``rate`` and ``intercept`` are the
     least-squares fit ``log error = intercept + rate log d`` (expected ``rate = -1/2``:
     the cross scores ``(tau/d) <x_t, x_s>`` are of order ``tau / sqrt(d)``).
@@ -226,7 +227,7 @@ def attention_profiles(*, ds=(16, 64, 256, 1024), T: int = 16, L: int = 4, tau: 
 def attention_convergence(*, ds=(16, 32, 64, 128, 256, 512, 1024), T: int = 16, L: int = 4,
                           tau: float = 1.0, n_sequences: int = 200, beta: float = 1.0,
                           delta: float = 0.5, seed=0, data: dict | None = None):
-    """Mean relative error ``||W_n - w(tau)|| / ||w(tau)||`` against ``d`` (log-log).
+    """Mean relative error ``||w^(n) - w(tau)|| / ||w(tau)||`` against ``d`` (log-log).
 
     Points: simulation (error bars: standard error over sequences). Line: the fitted
     power law ``C d^{rate}`` from :func:`attention_convergence_data`; dashed: a
@@ -248,7 +249,7 @@ def attention_convergence(*, ds=(16, 32, 64, 128, 256, 512, 1024), T: int = 16, 
     ax.set_xscale("log")
     ax.set_yscale("log")
     finish(ax, xlabel=r"dimension $d$",
-           ylabel=r"mean $\|W_n - w(\tau)\| \,/\, \|w(\tau)\|$",
+           ylabel=r"mean $\|w^{(n)} - w(\tau)\| \,/\, \|w(\tau)\|$",
            title=fr"Convergence to the deterministic weights ($\tau = {data['tau']:g}$)")
     return fig
 

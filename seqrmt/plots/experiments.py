@@ -220,9 +220,13 @@ def experiments_classification_data(*, d: int = 300, delta: float = 0.5,
                                     Ns=(25, 50, 100, 200, 400), beta: float = 0.5,
                                     T: int = 16, L: int = 4, seeds=5, ridge: float = 1.0,
                                     n_test: int = 1000, names: Sequence[str] = _NAMES) -> dict:
-    """Ridge-regression accuracy for the label ``xi_1`` against ``N``
-    (:func:`seqrmt.classification_curve`, one table per seed shared by all weightings),
-    plus ``alpha_over_kappa`` per weighting and the sizes used."""
+    """Ridge-regression accuracy for the label ``xi_1`` against ``N``.
+
+    Calls :func:`seqrmt.classification_curve`, a paired design: for each seed and each
+    ``N`` all weightings see the same table, training and test sequences.  ``ridge``
+    is the ridge penalty (written zeta in the book).  Adds ``alpha_over_kappa`` per
+    weighting and the sizes used; each weighting's entry also holds the per-seed
+    accuracies ``values`` (rows paired across weightings)."""
     d, V, _ = _sizes(d, delta, 1.0)
     W = experiments_weights(T, L, names=names)
     R = sr.prefix_correlation(T, L)
