@@ -853,10 +853,14 @@ class FiniteTBulkLaw:
     eigenvalues of the sparse Gram matrix make the density steep there), ``b`` bounding the
     support.
 
-    Accuracy: the mass of the continuous part matches ``1 - atom`` to about ``1e-4``; the
-    Monte Carlo error from the draws of ``A`` (Kolmogorov distance between laws built from
-    independent draws with the defaults) is about ``2e-3``, well below the finite-``d``
-    fluctuations of a simulated spectrum.
+    Accuracy (defaults): the continuous mass matches ``1 - atom`` to about ``1e-4`` before
+    normalization (:attr:`mass_error`); laws built from independent draws of ``A`` differ by
+    about ``1e-3`` in Kolmogorov distance, and by up to ``2e-3`` within ``1e-4`` of ``0`` when
+    ``N = V`` at large ``T`` puts a hard edge there (finite draws smear the smallest
+    eigenvalues of ``A A^T``).  Against simulations (``delta = gamma = 1.5``, three tables at
+    ``d = 1000`` pooled) the Kolmogorov distance is a few thousandths at ``T = 1, 2, 4``, where
+    Theorem 1 is off by ``0.25``, ``0.11`` and ``0.02``.  ``T' = 1`` has no Monte Carlo error.
+    Construction takes about one second of CPU.
 
     Attributes
     ----------

@@ -83,6 +83,21 @@ def test_kappa_and_token_figures():
     assert len(fig.axes[0].patches) == 2 and len(fig.axes[1].lines) == 3
 
 
+def test_fixed_T_figures():
+    lam = srp.bulk_pooled_spectrum(1.5, 1.5, 1, d=120, seeds=(0, 1))
+    assert lam.size == 240
+    fig = srp.bulk_fixed_T_figure(T=1, d=120, eigenvalues=lam)
+    ax, ax1 = fig.axes
+    assert _labelled(ax) and _labelled(ax1) and ax.get_legend() is not None
+    assert any("atom" in t.get_text() for t in ax.texts)
+    labels = [t.get_text() for t in ax1.get_legend().get_texts()]
+    dist = {lab.split(":")[0]: float(lab.rsplit(" ", 1)[1]) for lab in labels}
+    assert dist["fixed-T law"] < dist["Theorem 1"]      # at T = 1 Theorem 1 misses the atom by 0.25
+    fig = srp.bulk_fixed_T_convergence_figure(Ts=(1, 4))
+    assert len(fig.axes) == 2 and all(_labelled(a) for a in fig.axes)
+    assert len(fig.axes[0].lines) == 3                  # one curve per T and the zero line
+
+
 def test_helpers():
     assert sr.sizes(100, 0.5, 2.0) == (200, 50)
     assert sr.sizes(100, 3.0, 0.5)[0] % 2 == 0
@@ -103,6 +118,9 @@ def test_helpers():
     (srp.bulk_simulation_figure, {"weights": "uniform"}, "weights"),
     (srp.bulk_simulation_figure, {"T": 0}, "T"),
     (srp.bulk_token_count_figure, {"Ts": ()}, "Ts"),
+    (srp.bulk_fixed_T_figure, {"delta": 0.0}, "delta"),
+    (srp.bulk_fixed_T_convergence_figure, {"Ts": ()}, "Ts"),
+    (srp.bulk_pooled_spectrum, {"seeds": ()}, "seeds"),
     (sr.sizes, {"d": 10, "delta": 0.0, "gamma": 1.0}, "delta"),
 ])
 def test_bad_input(fn, kw, name):

@@ -13,13 +13,14 @@ from .. import _checks
 from ..attention import causal_weights, kappa as _kappa, mean_weights
 from ..experiments import simulate
 from ..model import prefix_correlation, sizes
-from ..spectrum import (BulkLaw, bulk_critical_points, bulk_inverse_map, bulk_atom, bulk_density, bulk_edges, mp_density,
-                        mp_edges)
+from ..spectrum import (BulkLaw, bulk_critical_points, bulk_inverse_map, bulk_atom, bulk_density, bulk_edges,
+                        finite_T_bulk, mp_density, mp_edges)
 from ._style import IDEAL_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, finish
 
 __all__ = ["bulk_mp_figure", "bulk_density_figure", "bulk_inverse_map_figure", "bulk_limits_figure",
            "bulk_simulation_figure", "bulk_kappa_figure", "bulk_token_count_figure",
-           "bulk_weights", "bulk_kolmogorov"]
+           "bulk_weights", "bulk_kolmogorov", "bulk_pooled_spectrum", "bulk_fixed_T_figure",
+           "bulk_fixed_T_convergence_figure"]
 
 _RANDOM_COLOR = "#937860"
 _ZERO_TOL = 1e-9
@@ -337,4 +338,117 @@ def bulk_token_count_figure(delta: float = 0.5, gamma: float = 0.5, Ts=(1, 8), *
            title=f"$\\delta$={delta:g}, $\\gamma$={gamma:g}, d={d}, mean pooling")
     finish(ax1, xlabel=r"$\lambda/\kappa$", ylabel=r"$F_{\mathrm{emp}}(\lambda) - F(\lambda)$",
            title="distance to the law")
+    return fig
+
+
+def bulk_pooled_spectrum(delta: float = 1.5, gamma: float = 1.5, T: int = 2, weights: str = "mean", *,
+                         d: int = 1000, seeds=(0, 1, 2)) -> np.ndarray:
+    """Eigenvalues of the centered ``S`` for several independent tables, pooled.
+
+    One draw per seed of :func:`seqrmt.simulate` (``d``, ``V, N = sizes(d, delta, gamma)``,
+    independent signs, ``beta = 0``); the spectra are concatenated, so that the empirical
+    distribution has ``d * len(seeds)`` eigenvalues.
+    """
+    delta = _checks.positive("delta", delta)
+    gamma = _checks.positive("gamma", gamma)
+    d = _checks.integer("d", d, minimum=2)
+    w = bulk_weights(weights, T)
+    seeds = [_checks.integer("seeds", s, minimum=0) for s in seeds]
+    if not seeds:
+        raise ValueError("seeds must contain at least one seed")
+    return np.concatenate([_simulate_bulk(d, delta, gamma, w, 0.0, s)[0] for s in seeds])
+
+
+def bulk_fixed_T_figure(delta: float = 1.5, gamma: float = 1.5, T: int = 2, weights: str = "mean", *,
+                        d: int = 1000, seeds=(0, 1, 2), eigenvalues=None):
+    """The fixed-``T`` law and Theorem 1 against a simulated spectrum at small ``T``.
+
+    Left: histogram of the nonzero eigenvalues of the centered ``S`` (three tables pooled by
+    default, :func:`bulk_pooled_spectrum`; area = fraction of nonzero eigenvalues), the density
+    of Theorem 1 (:class:`seqrmt.BulkLaw`, dashed) and that of the fixed-``T`` law
+    (:func:`seqrmt.finite_T_bulk`); the two atoms at ``0`` and the measured fraction of zero
+    eigenvalues are annotated.  Right: ``F_emp - F`` for both laws, whose largest absolute
+    value is the Kolmogorov distance given in the legend.  ``eigenvalues`` may be passed to
+    reuse a pooled spectrum.
+    """
+    delta = _checks.positive("delta", delta)
+    gamma = _checks.positive("gamma", gamma)
+    w = bulk_weights(weights, T)
+    k = _kappa(w)
+    lam = (bulk_pooled_spectrum(delta, gamma, T, weights, d=d, seeds=seeds) if eigenvalues is None
+           else _checks.real_array("eigenvalues", eigenvalues, allow_inf=False).ravel())
+    thm1 = BulkLaw(delta, gamma, k)
+    fixed = finite_T_bulk(delta, gamma, w)
+    ks1, ksT = bulk_kolmogorov(lam, thm1), bulk_kolmogorov(lam, fixed)
+    xmax = 1.05 * max(float(fixed.ppf(0.999)), thm1.support()[1])
+    fig, (ax, ax1) = figure(2, width=10.0, height=3.8)
+    measured = _hist_continuous(ax, lam, np.linspace(0, xmax, 70), color=SIM_COLOR,
+                                label=f"eigenvalues of $S_c$ ({lam.size} pooled)")
+    x = np.linspace(0, xmax, 800)[1:]
+    ax.plot(x, thm1.pdf(x), color=IDEAL_COLOR, ls="--", lw=1.6, label="Theorem 1 (large T)")
+    ax.plot(x, fixed.pdf(x), color=THEORY_COLOR, lw=1.7, label="fixed-T law")
+    ax.set_xlim(-0.02 * xmax, xmax)
+    inner = np.linspace(0.1 * xmax, xmax, 300)
+    ax.set_ylim(0, 1.3 * float(max(fixed.pdf(inner).max(), thm1.pdf(inner).max())))
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    ax.annotate(f"atom at 0\nTheorem 1: {thm1.atom:.3f}\nfixed T: {fixed.atom:.3f}\nsimulated: {measured:.3f}",
+                xy=(0, y0 + 0.02 * (y1 - y0)), xytext=(x0 + 0.55 * (x1 - x0), y0 + 0.3 * (y1 - y0)),
+                fontsize="small", bbox=dict(boxstyle="round", fc="white", ec="0.7", alpha=0.9),
+                arrowprops=dict(arrowstyle="->", color=THEORY_COLOR, lw=1))
+    ax.plot([0], [y0], marker="^", ms=9, color=THEORY_COLOR, clip_on=False, zorder=5)
+    srt = np.sort(np.where(lam < _ZERO_TOL * lam.max(), 0.0, lam))
+    emp = np.searchsorted(srt, srt, side="right") / srt.size      # right-continuous, ties counted
+    ax1.plot(srt, emp - thm1.cdf(srt), color=IDEAL_COLOR, ls="--", lw=1.4,
+             label=f"Theorem 1: distance {ks1:.3f}")
+    ax1.plot(srt, emp - fixed.cdf(srt), color=THEORY_COLOR, lw=1.4, label=f"fixed-T law: distance {ksT:.3f}")
+    ax1.axhline(0, color="gray", lw=0.7)
+    ax1.set_xlim(-0.02 * xmax, xmax)
+    finish(ax, xlabel=r"$\lambda$", ylabel="density",
+           title=f"$\\delta$={delta:g}, $\\gamma$={gamma:g}, T={T}, {weights} weights, d={d}")
+    finish(ax1, xlabel=r"$\lambda$", ylabel=r"$F_{\mathrm{emp}}(\lambda) - F(\lambda)$",
+           title="distance of the simulated spectrum to each law")
+    return fig
+
+
+def bulk_fixed_T_convergence_figure(delta: float = 1.5, gamma: float = 1.5, Ts=(1, 2, 4, 8, 16, 64),
+                                    weights: str = "mean"):
+    """The fixed-``T`` law tends to Theorem 1 as ``T`` grows.
+
+    Left: ``F_T - F`` against ``lambda / kappa``, where ``F_T`` is the distribution function of
+    the fixed-``T`` law (:func:`seqrmt.finite_T_bulk`) rescaled by ``kappa`` and ``F`` that of
+    Theorem 1 (:class:`seqrmt.BulkLaw`), one curve per ``T`` in ``Ts``.  Right: the
+    Kolmogorov distance ``sup |F_T - F|`` and the excess of the atom ``atom_T - atom``
+    against ``T`` (log scales; the distance levels off at the numerical accuracy of the
+    fixed-``T`` law, about ``1e-3`` when ``delta = gamma`` puts a hard edge at ``0``).
+    """
+    delta = _checks.positive("delta", delta)
+    gamma = _checks.positive("gamma", gamma)
+    Ts = [_checks.integer("Ts", t) for t in Ts]
+    if not Ts:
+        raise ValueError("Ts must contain at least one sequence length")
+    thm1 = BulkLaw(delta, gamma)
+    xmax = 1.05 * thm1.support()[1]
+    x = np.union1d(np.linspace(0.0, xmax, 1500), np.geomspace(1e-6, 0.05, 200) * xmax)
+    import matplotlib
+    cmap = matplotlib.colormaps["Blues"]
+    shades = np.linspace(0.35, 0.95, len(Ts))
+    fig, (ax0, ax1) = figure(2, width=10.0, height=3.7)
+    dist, excess = [], []
+    for T, sh in zip(Ts, shades):
+        w = bulk_weights(weights, T)
+        law = finite_T_bulk(delta, gamma, w)
+        diff = law.cdf(x * _kappa(w)) - thm1.cdf(x)
+        dist.append(float(np.max(np.abs(diff))))
+        excess.append(law.atom - thm1.atom)
+        ax0.plot(x, diff, color=cmap(sh), lw=1.4, label=f"T={T}")
+    ax0.axhline(0, color="gray", lw=0.7)
+    ax1.plot(Ts, dist, "o-", color=THEORY_COLOR, label=r"$\sup_x|F_T(x)-F(x)|$")
+    pos = [(t, e) for t, e in zip(Ts, excess) if e > 1e-12]
+    if pos:
+        ax1.plot(*zip(*pos), "s--", color=SIM_COLOR, label=r"atom$_T$ $-$ atom")
+    ax1.set_xscale("log", base=2)
+    ax1.set_yscale("log")
+    finish(ax0, xlabel=r"$\lambda/\kappa$", ylabel=r"$F_T - F$ (Theorem 1)",
+           title=f"$\\delta$={delta:g}, $\\gamma$={gamma:g}, {weights} weights")
+    finish(ax1, xlabel="sequence length T", ylabel="distance to Theorem 1", title="convergence as T grows")
     return fig
