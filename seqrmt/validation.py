@@ -69,6 +69,7 @@ both centerings; the draws are those of :func:`seqrmt.simulate` with the same se
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import math
 import time
@@ -191,6 +192,13 @@ def atlas_betas(delta: float, gamma: float, w: ArrayLike, R: ArrayLike) -> dict:
                 beta_c_pop_ideal=bpi, beta_c_sample_ideal=bsi)
 
 
+@functools.lru_cache(maxsize=None)
+def _student_quantile(level: float, n: int) -> float:
+    """Two-sided Student quantile at confidence ``level`` with ``n - 1`` degrees of freedom."""
+    from scipy.stats import t as student_t
+    return float(student_t.ppf(0.5 + level / 2, n - 1))
+
+
 @dataclass(frozen=True)
 class Tolerance:
     """Agreement rule: ``|predicted - mean| <= max(t * sem, absolute)``.
@@ -220,8 +228,7 @@ class Tolerance:
         """Student ``t`` quantile for ``n`` seeds (``inf`` for a single seed)."""
         if n < 2:
             return float("inf")
-        from scipy.stats import t as student_t
-        return float(student_t.ppf(0.5 + self.level / 2, n - 1))
+        return _student_quantile(float(self.level), int(n))
 
     def absolute(self, quantity: str, predicted: float) -> float:
         if quantity.startswith("lambda"):
