@@ -268,7 +268,11 @@ def optimal_weights(R: ArrayLike, *, normalize: str = "sum", simplex: bool = Fal
     Raises
     ------
     ValueError
-        With the default normalization, if the top eigenvector of ``R`` alternates in sign.
+        With the default normalization, if the top eigenvector of ``R`` alternates in sign;
+        if ``normalize`` is not ``"sum"`` or ``"unit"``; if ``simplex=True`` is combined with
+        ``normalize="unit"``; if ``R`` is not a correlation matrix.
+    TypeError
+        If ``normalize`` is not a string or ``simplex`` is not a bool.
     """
     R = _checks.correlation(R)
     if not isinstance(normalize, str):

@@ -1,10 +1,12 @@
-"""Figures for the optimal-weights chapter (Theorem 5).
+"""Figures for the optimal-weights chapter (Chapter 4).
 
 ``theta / kappa = (beta + delta) w^T R w / w^T w``: the pooling weights enter the
 spike only through the Rayleigh quotient ``alpha / kappa`` of the positional
 correlation ``R``, maximal at the top eigenvector of ``R``
 (:func:`seqrmt.optimal_weights`). The figures compare mean, causal
-(:func:`seqrmt.causal_weights`) and optimal weights on three families of ``R``.
+(:func:`seqrmt.causal_weights`) and optimal weights on three families of ``R``, and
+(:func:`weights_negative`) the unconstrained and the best attention weights when the
+signs anti-correlate.
 """
 from __future__ import annotations
 
@@ -174,7 +176,7 @@ def weights_alignment(*, family: str = "prefix", T: int = 16, L: int = 4, rho: f
                       beta_max: float = 2.0, sim_betas=(0.25, 0.5, 1.0, 2.0), seeds=(0, 1, 2),
                       d: int = 300):
     """Alignment ``|u_S^T u|^2`` of the top eigenvector of the centered ``S`` for mean,
-    causal and optimal weights, as ``beta`` varies (Theorems 2-5).
+    causal and optimal weights, as ``beta`` varies (Chapters 3 and 4).
 
     Lines: exact finite-table theory ``eta_pop eta_s beta / (beta + delta)`` with
     ``theta = alpha (beta + delta)`` (vectorized :func:`seqrmt.spike_curve`). Triangles on
