@@ -183,6 +183,9 @@ def main(argv=None) -> int:
         "tolerance": f"|pred - mean| <= max(t sem, abs), t = Student quantile at {tol.level:g} "
                      f"({tol.quantile(seeds):.2f} for {seeds} seeds), abs = {tol.eig_rtol:g} |pred| "
                      f"(eigenvalues), {tol.overlap_atol:g} (overlaps), {tol.ks_atol:g} (Kolmogorov)",
+        "verdicts": ("seqrmt.validation.judge: agree (limit and finite-size corrected predictions within tol) / "
+                     "explained (finite-size correction, transition window, unresolved pair, fixed-T bulk) / "
+                     "disagree"),
         "command": "python benchmarks/atlas.py " + " ".join(argv if argv is not None else sys.argv[1:]),
         "runtime_seconds_whole_sweep": f"{runtime:.0f} ({args.jobs} processes)",
         "date": time.strftime("%Y-%m-%d"),

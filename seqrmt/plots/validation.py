@@ -298,6 +298,8 @@ def validation_bulk_T(*, rows=None):
     dd = np.array(ds, dtype=float)
     y0 = min(r["empirical"] for r in rows if r["d"] == ds[0])
     axes[1].loglog(dd, y0 * dd[0] / dd, ":", color="0.4", label=r"$\propto 1/d$")
+    if any(_has(r, "ks_fixed_T") for r in rows):
+        axes[1].plot([], [], "s--", mfc="white", color="0.4", label="to the fixed-$T$ law")
     axes[1].set_xticks(dd)
     axes[1].set_xticklabels([f"{int(x)}" for x in dd])
     axes[1].minorticks_off()
