@@ -438,3 +438,19 @@ def test_mp_stieltjes_and_derivative_against_integration(c, s):
             return re + 1j * im + atom / z**power
         assert complex(mp_stieltjes(z, c, s)) == pytest.approx(integral(1), rel=1e-7)
         assert complex(mp_stieltjes_derivative(z, c, s)) == pytest.approx(-integral(2), rel=1e-6)
+
+
+def test_stieltjes_at_zero_with_one_ratio_zero():
+    # kappa MP_c at z = 0: G(0) = -int dnu / t = -1 / (kappa (1 - c)) for c < 1 (the mean of
+    # 1/t under MP_c is 1/(1 - c)); for c >= 1 the hard edge or the atom makes it infinite
+    for delta, gamma, kappa in [(0.0, 0.5, 2.0), (0.25, 0.0, 0.8)]:
+        c = max(delta, gamma)
+        g0 = bulk_stieltjes(0.0, delta, gamma, kappa)[()]
+        assert g0 == pytest.approx(-1 / (kappa * (1 - c)), rel=1e-12)
+        lo, hi = mp_edges(c, kappa)
+        inv_mean = _quad(lambda t: mp_density(t, c, kappa) / t, lo, hi)
+        assert g0.real == pytest.approx(-inv_mean, rel=1e-7)
+        # away from 0 it is the Marchenko-Pastur transform (not the value at 0)
+        assert bulk_stieltjes(1.0 + 0j, delta, gamma, kappa)[()] == pytest.approx(complex(mp_stieltjes(1.0 + 0j, c, kappa)))
+    for delta, gamma in [(1.0, 0.0), (0.0, 1.0), (0.0, 2.0)]:
+        assert np.isinf(bulk_stieltjes(0.0, delta, gamma, 1.5)[()].real)

@@ -126,7 +126,7 @@ def built_site() -> Path:
             pytest.fail(
                 f"_build/html is older than {len(newer)} source file(s) (newest: "
                 f"{', '.join(newer[:5])}) and SEQRMT_REBUILD=0 forbids rebuilding: run "
-                "`jupyter-book build . -n -W --keep-going` first", pytrace=False)
+                "`jupyter-book build . --all -n -W --keep-going` first", pytrace=False)
         build_book()
         newer = stale_sources()
         if newer:
