@@ -283,3 +283,14 @@ def test_sample_matrix_centered_and_uncentered():
     np.testing.assert_allclose(S_c, np.cov(C, bias=True), atol=1e-13)
     cbar = C.mean(axis=1)
     np.testing.assert_allclose(S_u - S_c, np.outer(cbar, cbar), atol=1e-12)
+
+
+@pytest.mark.parametrize("d, delta, gamma", [(100, 0.5, 2.0), (100, 3.0, 0.5), (37, 0.7, 0.3), (5, 50.0, 40.0)])
+def test_sizes_realize_the_ratios(d, delta, gamma):
+    # V even (balanced classes) and N integer, both >= 2, as close as possible to d/delta, d/gamma
+    V, N = sr.sizes(d, delta, gamma)
+    assert isinstance(V, int) and isinstance(N, int)
+    assert V % 2 == 0 and V >= 2 and N >= 2
+    evens = np.arange(2, 4 * d / delta + 4, 2)
+    assert V == evens[np.argmin(np.abs(evens - d / delta))]
+    assert N == max(2, round(d / gamma))
