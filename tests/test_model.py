@@ -294,3 +294,20 @@ def test_sizes_realize_the_ratios(d, delta, gamma):
     evens = np.arange(2, 4 * d / delta + 4, 2)
     assert V == evens[np.argmin(np.abs(evens - d / delta))]
     assert N == max(2, round(d / gamma))
+
+
+def test_copula_signs_with_a_singular_correlation():
+    # the prefix block makes sin(pi R / 2) = R singular (L equal columns): still reachable,
+    # and the first L signs are then identical
+    R = sr.prefix_correlation(6, 3)
+    assert np.linalg.eigvalsh(R)[0] == pytest.approx(0.0, abs=1e-12)
+    xi = sr.copula_signs(400, R, seed=2)
+    assert np.all(xi[:, 0] == xi[:, 1]) and np.all(xi[:, 0] == xi[:, 2])
+    assert np.abs(xi[:, 0] @ xi[:, 4] / 400) < 4 / np.sqrt(400)
+
+
+def test_sample_matrix_of_one_sequence():
+    # N = 1: the uncentered S is c c^T, the centered one is zero
+    c = np.array([[1.0], [2.0], [-1.0]])
+    np.testing.assert_allclose(sr.sample_matrix(c, centered=False), c @ c.T)
+    np.testing.assert_allclose(sr.sample_matrix(c), np.zeros((3, 3)))
