@@ -3,9 +3,10 @@ vocabulary table adds.
 
 Conditionally on the table, the population second-moment matrix of ``c_n`` is
 
-``Sigma_pop = kappa W + theta v v^T  [+ sigma_w^2 zbar zbar^T  if S is uncentered]``
+``Sigma_pop = kappa W + theta u_tilde u_tilde^T  [+ sigma_w^2 zbar zbar^T  if S is uncentered]``
 
-with ``W ~ MP_delta`` and ``v = (mu + Delta) / ||mu + Delta||``. Its spike
+with ``W ~ MP_delta`` and the spike direction ``u_tilde = (mu + Delta) / ||mu + Delta||``
+(written :math:`\tilde u` in the book). Its spike
 ``theta = alpha (beta + delta)`` (exact finite-table strength) or
 ``theta = alpha beta`` (the idealized statement, ``Delta = 0``) first has to leave the
 population bulk ``kappa MP_delta`` (population transition), then survive sampling
@@ -16,7 +17,7 @@ R-transform is ``kappa / (1 - delta kappa g)``):
 
 * population outlier iff ``theta / kappa > delta + sqrt(delta)``, at
   ``lambda_pop = theta + kappa theta / (theta - delta kappa)`` (the root of
-  ``theta G(lambda) = 1``), with squared cosine to ``v``
+  ``theta G(lambda) = 1``), with squared cosine to ``u_tilde``
   ``eta_pop = 1 / (theta^2 (-G'(lambda_pop))) = 1 - delta kappa^2 / (theta - delta kappa)^2``;
 * sample stage (Baik-Silverstein map for population spike ``l = lambda_pop``):
   ``phi(l) = l (1 + gamma (l G(l) - 1))``; outlier iff ``phi'(l) > 0``, at ``phi(l)``,
@@ -80,7 +81,7 @@ class SpikeCurve:
 
     @property
     def overlap(self) -> np.ndarray:
-        """Squared cosine of the sample spike eigenvector with the spike direction ``v``."""
+        """Squared cosine of the sample spike eigenvector with the spike direction ``u_tilde``."""
         return self.population_overlap * self.sample_overlap
 
 
@@ -200,7 +201,7 @@ class Prediction:
     population_outlier, sample_outlier : float or None
         Outlier of ``Sigma_pop`` and of ``S`` for the signal spike; ``None`` when absent.
     population_overlap, sample_overlap : float
-        ``eta_pop`` (population spike eigenvector vs ``v``) and ``eta_s`` (sample vs population).
+        ``eta_pop`` (population spike eigenvector vs ``u_tilde``) and ``eta_s`` (sample vs population).
     overlap : float
         Squared cosine of the signal eigenvector of ``S`` with ``mu / ||mu||``.
     mean_outlier : float or None
