@@ -6,7 +6,7 @@ Conditionally on the table, the population second-moment matrix of ``c_n`` is
 ``Sigma_pop = kappa W + theta u_tilde u_tilde^T  [+ sigma_w^2 zbar zbar^T  if S is uncentered]``
 
 with ``W ~ MP_delta`` and the spike direction ``u_tilde = (mu + Delta) / ||mu + Delta||``
-(written :math:`\tilde u` in the book). Its spike
+(tilde u in the book). Its spike
 ``theta = alpha (beta + delta)`` (exact finite-table strength) or
 ``theta = alpha beta`` (the idealized statement, ``Delta = 0``) first has to leave the
 population bulk ``kappa MP_delta`` (population transition), then survive sampling
