@@ -26,6 +26,16 @@ _RANDOM_COLOR = "#937860"
 _ZERO_TOL = 1e-9
 
 
+
+def _ratios_and_lengths(delta, gamma, Ts) -> tuple[float, float, list[int]]:
+    """Checked ``delta > 0``, ``gamma > 0`` and a non-empty list of sequence lengths."""
+    delta = _checks.positive("delta", delta)
+    gamma = _checks.positive("gamma", gamma)
+    Ts = [_checks.integer("Ts", t) for t in Ts]
+    if not Ts:
+        raise ValueError("Ts must contain at least one sequence length")
+    return delta, gamma, Ts
+
 def bulk_weights(name: str, T: int) -> np.ndarray:
     """Pooling weights used in the bulk figures: ``"mean"``, ``"causal"`` (tau = 0) or
     ``"random"`` (a fixed positive vector summing to one, seed 0)."""
@@ -309,11 +319,7 @@ def bulk_token_count_figure(delta: float = 0.5, gamma: float = 0.5, Ts=(1, 8), *
     distribution function and :meth:`seqrmt.BulkLaw.cdf`, whose maximum is the Kolmogorov
     distance given in the legend.
     """
-    delta = _checks.positive("delta", delta)
-    gamma = _checks.positive("gamma", gamma)
-    Ts = [_checks.integer("Ts", t) for t in Ts]
-    if not Ts:
-        raise ValueError("Ts must contain at least one sequence length")
+    delta, gamma, Ts = _ratios_and_lengths(delta, gamma, Ts)
     law = BulkLaw(delta, gamma)
     _, right = law.support()
     fig, (ax, ax1) = figure(2, width=9.0, height=3.6)
@@ -421,11 +427,7 @@ def bulk_fixed_T_convergence_figure(delta: float = 1.5, gamma: float = 1.5, Ts=(
     against ``T`` (log scales; the distance levels off at the numerical accuracy of the
     fixed-``T`` law, about ``1e-3`` when ``delta = gamma`` puts a hard edge at ``0``).
     """
-    delta = _checks.positive("delta", delta)
-    gamma = _checks.positive("gamma", gamma)
-    Ts = [_checks.integer("Ts", t) for t in Ts]
-    if not Ts:
-        raise ValueError("Ts must contain at least one sequence length")
+    delta, gamma, Ts = _ratios_and_lengths(delta, gamma, Ts)
     thm1 = BulkLaw(delta, gamma)
     xmax = 1.05 * thm1.support()[1]
     x = np.union1d(np.linspace(0.0, xmax, 1500), np.geomspace(1e-6, 0.05, 200) * xmax)
