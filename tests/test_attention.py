@@ -361,3 +361,26 @@ def test_causal_attention_tau0_is_exact():
     np.testing.assert_allclose(W, np.tile(sr.causal_weights(5, 0.0), (3, 1)), atol=1e-14)
     _, W = sr.causal_attention(X, 0.0, strict=True, return_weights=True)
     np.testing.assert_allclose(W, np.tile(sr.causal_weights(5, 0.0, strict=True), (3, 1)), atol=1e-14)
+
+
+def test_strict_causal_shortest_sequence():
+    # T = 2: query 2 sees only key 1, query 1 sees nothing, so all the weight is on position 1.
+    assert np.array_equal(sr.causal_weights(2, strict=True), [1.0, 0.0])
+    X = np.random.default_rng(0).standard_normal((5, 2, 30))
+    C, W = sr.causal_attention(X, tau=3.0, strict=True, return_weights=True)
+    assert np.allclose(W, [[1.0, 0.0]] * 5) and np.allclose(C, X[:, 0, :].T)
+
+
+def test_named_weights_are_the_named_functions():
+    R = sr.markov_correlation(7, 0.6)
+    assert np.array_equal(sr.named_weights("strict causal", R, tau=0.7), sr.causal_weights(7, 0.7, strict=True))
+    assert np.array_equal(sr.named_weights("causal", R, tau=0.7), sr.causal_weights(7, 0.7))
+    assert not np.allclose(sr.named_weights("strict causal", R), sr.named_weights("causal", R))
+
+
+def test_snr_defaults_are_the_papers_ratio():
+    R = sr.prefix_correlation(8, 3)
+    w = sr.causal_weights(8)
+    ratio = sr.alpha(w, R) / sr.kappa(w)
+    assert sr.snr(w, R) == pytest.approx(ratio)                        # beta = 1, delta = 0
+    assert sr.snr(w, R, beta=2.0, delta=0.5) == pytest.approx(2.5 * ratio)
