@@ -297,3 +297,14 @@ def test_ridge_accuracy_is_translation_invariant_in_an_unsaturated_regime():
     tab = sr.make_table(60, 120, 0.5, seed=0)
     opt = sr.ridge_accuracy(tab, 300, sr.optimal_weights(R), R, n_test=2000, seed=100)
     assert opt > accs[0] + 0.1
+
+
+def test_classification_curve_is_paired():
+    # Two names for the same weights see the same table, sequences and labels: identical
+    # accuracies seed by seed.  An unpaired design (fresh sequences per weighting) fails this.
+    R = sr.prefix_correlation(8, 2)
+    w = sr.mean_weights(8)
+    out = sr.classification_curve(40, 80, [30, 60], {"a": w, "b": w.copy()}, R, 0.5, seeds=3, n_test=200)
+    assert out["a"]["values"].shape == (3, 2)
+    np.testing.assert_array_equal(out["a"]["values"], out["b"]["values"])
+    assert np.ptp(out["a"]["values"][:, 0]) > 0          # the seeds do differ
