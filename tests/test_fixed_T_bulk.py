@@ -209,3 +209,9 @@ def test_bad_input_other():
         sr.finite_T_bulk(DELTA, GAMMA, sr.mean_weights(2)).ppf([1.5])
     with pytest.raises(ValueError, match="x"):
         sr.finite_T_bulk(DELTA, GAMMA, sr.mean_weights(2)).cdf([np.nan])
+
+
+def test_repr_names_the_law_and_its_parameters():
+    law = sr.finite_T_bulk(1.5, 1.5, sr.mean_weights(1))
+    text = repr(law)
+    assert text.startswith("FiniteTBulkLaw(") and "delta=1.5" in text and "gamma=1.5" in text and "[1.0]" in text
