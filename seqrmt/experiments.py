@@ -139,11 +139,16 @@ def simulate(d: int, V: int, N: int, w: ArrayLike, R: ArrayLike, beta: float, *,
 
 @dataclass(frozen=True)
 class Summary:
-    """Mean and standard deviation over seeds of each named quantity."""
+    """Mean and standard deviation over seeds of each named quantity.
+
+    ``values[name]`` holds the per-seed values, stacked along a first axis of length ``n``
+    (in the order of the seeds).
+    """
 
     mean: dict
     std: dict
     n: int
+    values: dict = field(default_factory=dict)
 
     def sem(self, name: str) -> np.ndarray:
         """Standard error of the mean of ``name``."""
@@ -178,11 +183,10 @@ def repeat(fn: Callable[[int], Mapping[str, ArrayLike]], seeds: Sequence[int] | 
             print(f"\rseed {i + 1}/{len(seeds)}", end="", flush=True)
     if progress:
         print()
-    keys = rows[0].keys()
-    mean = {k: np.mean([r[k] for r in rows], axis=0) for k in keys}
-    std = {k: (np.std([r[k] for r in rows], axis=0, ddof=1) if len(rows) > 1 else np.zeros_like(mean[k]))
-           for k in keys}
-    return Summary(mean=mean, std=std, n=len(rows))
+    values = {k: np.stack([r[k] for r in rows]) for k in rows[0]}
+    mean = {k: v.mean(axis=0) for k, v in values.items()}
+    std = {k: (v.std(axis=0, ddof=1) if len(rows) > 1 else np.zeros_like(mean[k])) for k, v in values.items()}
+    return Summary(mean=mean, std=std, n=len(rows), values=values)
 
 
 def _labelled(table, N, w, R, rng):
@@ -272,21 +276,17 @@ def classification_curve(d: int, V: int, Ns: Sequence[int], weights: Mapping[str
     if not weights:
         raise ValueError("weights must map at least one name to a weight vector")
 
-    rows = []
-
     def one(seed):
         rng = np.random.default_rng(seed)
         table = make_table(d, V, beta, seed=rng)
         # one sequence seed per N, shared by every weighting: a paired comparison
         seq_seeds = rng.integers(0, 2**63 - 1, size=len(Ns))
-        row = {name: [ridge_accuracy(table, n, w, R, ridge=ridge, n_test=n_test, seed=int(s))
-                      for n, s in zip(Ns, seq_seeds)] for name, w in weights.items()}
-        rows.append(row)
-        return row
+        return {name: [ridge_accuracy(table, n, w, R, ridge=ridge, n_test=n_test, seed=int(s))
+                       for n, s in zip(Ns, seq_seeds)] for name, w in weights.items()}
 
     summ = repeat(one, seeds, progress=progress)
     out = {"N": np.array(Ns)}
     for name in weights:
         out[name] = {"mean": summ.mean[name], "std": summ.std[name], "n": summ.n,
-                     "values": np.array([r[name] for r in rows], dtype=float)}
+                     "values": summ.values[name]}
     return out
