@@ -83,7 +83,7 @@ from . import _checks
 from .experiments import _eigh_top
 from .attention import WEIGHT_NAMES, kappa as _kappa, mean_weights, named_weights
 from .model import (copula_correlation, make_table, markov_correlation, prefix_correlation, sample_signs, sample_tokens, sizes, _token_matrix)
-from .spectrum import BulkLaw
+from .spectrum import BulkLaw, finite_T_bulk
 from .spikes import critical_beta, predict, sample_threshold, spike_curve
 
 __all__ = [
@@ -332,13 +332,8 @@ def law_distance(law_a, law_b, n: int = 4001) -> float:
 def _fixed_T_law(delta: float, gamma: float, w: np.ndarray):
     """``seqrmt.finite_T_bulk(delta, gamma, w)``, or None (with a warning) when it cannot be built."""
     import warnings
-    import seqrmt
-    fn = getattr(seqrmt, "finite_T_bulk", None)
-    if fn is None:
-        warnings.warn("seqrmt.finite_T_bulk is not available: no fixed-T comparison", stacklevel=3)
-        return None
     try:
-        return fn(delta, gamma, w)
+        return finite_T_bulk(delta, gamma, w)
     except (ValueError, RuntimeError, FloatingPointError) as exc:
         warnings.warn(f"fixed-T law not built for delta={delta}, gamma={gamma}, T={len(w)}: {exc}",
                       stacklevel=3)
@@ -411,7 +406,7 @@ def judge(rows: Sequence[Mapping], tol: Tolerance | None = None) -> list[dict]:
     windows: dict = {}
     dists: dict = {}
 
-    def window(r, theta):
+    def window(r):
         key = (r["delta"], r["gamma"], r["kappa"], r["d"])
         if key not in windows:
             windows[key] = transition_window(r["delta"], r["gamma"], r["kappa"], r["d"])
@@ -427,7 +422,7 @@ def judge(rows: Sequence[Mapping], tol: Tolerance | None = None) -> list[dict]:
         corr_ok = abs(mean - corr) <= tol(q, corr, r["sem"], n)
         r["status_limit"] = "agree" if lim_ok else "disagree"
         r["status_corrected"] = "agree" if corr_ok else "disagree"
-        w0 = window(r, r["theta"])
+        w0 = window(r)
         r["window"] = w0["h"]
         r["theta_ratio"] = r["theta"] / r["theta_c"] if r["theta_c"] > 0 else float("inf")
         if not (isinstance(r.get("ks_fixed_T"), float)):
