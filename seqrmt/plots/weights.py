@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _checks
 from ..attention import alpha as _alpha
-from ..attention import named_weights, optimal_weights
+from ..attention import named_weights, optimal_weights, snr
 from ..attention import kappa as _kappa
 from ..experiments import simulate
 from ..model import copula_correlation, markov_correlation, prefix_correlation, sizes
@@ -244,9 +244,6 @@ def weights_negative(*, T: int = 16, rho: float = -0.5, rhos=None):
         raise ValueError("rhos must be a 1-d sequence of at least two values in (-1, 1)")
     rhos = np.sort(rhos)
 
-    def ratio(w, R):
-        return _alpha(w, R) / _kappa(w)
-
     def four(R):
         return {"unconstrained": optimal_weights(R, normalize="unit"),
                 "simplex": optimal_weights(R, simplex=True),
@@ -263,7 +260,7 @@ def weights_negative(*, T: int = 16, rho: float = -0.5, rhos=None):
     fig, (ax1, ax2) = figure(2, 1, width=10.0, height=4.4, gridspec_kw={"width_ratios": [1.3, 1]})
     for name, w in ws.items():
         ax1.plot(t, w / np.linalg.norm(w), "o-", color=colors[name], ms=4, lw=1.3,
-                 label=rf"{labels[name]}: $\alpha/\kappa={ratio(w, R):.2f}$")
+                 label=rf"{labels[name]}: $\alpha/\kappa={snr(w, R):.2f}$")
     ax1.axhline(0, color="k", lw=0.6)
     finish(ax1, xlabel="position $t$", ylabel=r"$w_t/\|w\|$",
            title=rf"Markov, $T={T}$, $\rho={rho:g}$: weights at unit norm")
@@ -273,7 +270,7 @@ def weights_negative(*, T: int = 16, rho: float = -0.5, rhos=None):
     for r in rhos:
         Rr = markov_correlation(T, float(r))
         for name, w in four(Rr).items():
-            curves[name].append(ratio(w, Rr))
+            curves[name].append(snr(w, Rr))   # alpha/kappa
     for name, c in curves.items():
         ax2.plot(rhos, c, "o-" if name == "simplex" else "-", color=colors[name], ms=3, lw=1.5,
                  label=labels[name])
