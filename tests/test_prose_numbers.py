@@ -25,21 +25,17 @@ def _decimals(text: str) -> set[str]:
     return set(_DECIMAL.findall(text))
 
 
-def _as_float(s: str) -> float:
-    return float(s)
-
-
 def prose_numbers_not_in_code(path: Path) -> list[str]:
     """Typed decimals (>= 2 decimals) of the prose that the notebook's code does not contain."""
     cells = json.loads(path.read_text())["cells"]
     code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
-    in_code = {_as_float(s) for s in _decimals(code)}
+    in_code = {float(s) for s in _decimals(code)}
     bad = []
     for c in cells:
         if c["cell_type"] != "markdown":
             continue
         text = _SKIP.sub(" ", _GLUE.sub(" ", "".join(c["source"])))
-        bad += [s for s in sorted(_decimals(text)) if _as_float(s) not in in_code]
+        bad += [s for s in sorted(_decimals(text)) if float(s) not in in_code]
     return bad
 
 
