@@ -23,7 +23,7 @@ _OPEN = re.compile(r"^(?P<fence>`{3,}|:{3,})\{prf:(?P<kind>\w+)\}(?P<title>[^\n]
                    r"(?P<opts>(?::[\w-]+:[^\n]*\n)*)(?P<body>.*?)^(?P=fence)\s*$", re.M | re.S)
 _REF = re.compile(r"\{prf:ref\}`(?:[^`<]*<)?([\w-]+)>?`")
 _PROVENANCE = re.compile(r"^\*\*Provenance\.\*\*\s+(Stated in the paper's abstract|Derived in this book"
-                         r"|This book's reading of the paper)")
+                         r"|This book's reading of the paper|Classical result)")
 
 #: The results every reader of the book is told about (the "Results at a glance" page).
 KEY_RESULTS = ("def-table", "def-signs", "def-pooling", "def-sample-cov", "def-regime",
