@@ -7,14 +7,24 @@ every directive names something that exists.
 from __future__ import annotations
 
 import importlib
+import pkgutil
 import re
 from pathlib import Path
 
 import pytest
 
 API = Path(__file__).resolve().parents[1] / "book" / "api.md"
-MODULES = ["seqrmt.model", "seqrmt.spectrum", "seqrmt.attention", "seqrmt.spikes",
-           "seqrmt.experiments", "seqrmt.validation", "seqrmt.plots", "seqrmt.widgets"]
+
+
+def _modules(package: str) -> list[str]:
+    """The public (not underscore) modules of a package, found on disk."""
+    pkg = importlib.import_module(package)
+    return sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_"))
+
+
+#: Every public module of seqrmt, and seqrmt.plots with all its chapter modules.
+MODULES = [f"seqrmt.{m}" for m in _modules("seqrmt")]
+PLOT_MODULES = ["_style"] + _modules("seqrmt.plots")
 _DIRECTIVE = re.compile(r"^\.\. (auto(?:function|class|data)):: (\w+)", re.M)
 _CURRENT = re.compile(r"^\.\. currentmodule:: ([\w.]+)", re.M)
 
@@ -39,9 +49,14 @@ def _public(module: str) -> set[str]:
     mod = importlib.import_module(module)
     names = set(getattr(mod, "__all__", []))
     if module == "seqrmt.plots":
-        for sub in ("_style", "model", "bulk", "spikes", "weights", "attention", "experiments", "validation"):
+        for sub in PLOT_MODULES:
             names |= set(importlib.import_module(f"seqrmt.plots.{sub}").__all__)
     return names - _UNDOCUMENTED.get(module, set())
+
+
+def test_the_known_modules_are_found():
+    assert {"seqrmt.model", "seqrmt.spectrum", "seqrmt.plots", "seqrmt.widgets"} <= set(MODULES)
+    assert {"bulk", "spikes", "validation"} <= set(PLOT_MODULES)
 
 
 @pytest.mark.parametrize("module", MODULES)
