@@ -1,0 +1,92 @@
+"""The readers' light environment (binder/requirements.txt) runs a chapter.
+
+Binder, or a reader who only wants to run the notebooks, installs
+``binder/requirements.txt``: seqrmt and what its chapters import, without the
+book's build and test tools.  This test installs it in a fresh virtual
+environment and executes a chapter in a kernel of that environment.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LIGHT = ROOT / "binder" / "requirements.txt"
+CHAPTER = ROOT / "book" / "01_model.ipynb"
+#: Distributions a reader does not need to run a chapter.
+HEAVY = ("jupyter-book", "jupyter_book", "myst-nb", "myst_nb", "sphinx", "playwright", "pytest",
+         "hypothesis", "nbval", "dask")
+
+
+def _requirements() -> list[str]:
+    lines = (line.split("#", 1)[0].strip() for line in LIGHT.read_text().splitlines())
+    return [line for line in lines if line]
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[<>=!~\[; ]", requirement, maxsplit=1)[0].lower()
+
+
+def test_light_requirements_are_light():
+    names = {_name(r) for r in _requirements()}
+    assert names == {"numpy", "scipy", "matplotlib", "ipywidgets", "ipykernel", "."}, names
+    assert not names & set(HEAVY)
+
+
+def test_every_chapter_import_is_available_in_the_light_env():
+    """No chapter imports a module that only the build environment has."""
+    allowed = {"numpy", "scipy", "matplotlib", "ipywidgets", "IPython", "seqrmt", "math", "time",
+               "itertools", "functools", "warnings", "threadpoolctl", "collections", "dataclasses"}
+    for path in sorted((ROOT / "book").glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            if cell.cell_type != "code":
+                continue
+            for mod in re.findall(r"^\s*(?:from|import)\s+([\w]+)", cell.source, re.M):
+                assert mod in allowed, f"{path.name} imports {mod!r}, which binder/requirements.txt lacks"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX venv layout")
+def test_a_chapter_runs_in_the_light_env(tmp_path):
+    from nbclient import NotebookClient
+
+    env_dir = tmp_path / "light"
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    python = env_dir / "bin" / "python"
+    pip = [str(python), "-m", "pip", "--disable-pip-version-check"]
+    done = subprocess.run(pip + ["install", "--quiet", "-r", str(LIGHT)], cwd=ROOT, capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+    listed = subprocess.run(pip + ["list", "--format=freeze"], capture_output=True, text=True, check=True)
+    installed = {line.split("==")[0].lower().replace("_", "-") for line in listed.stdout.split()}
+    assert "seqrmt" in installed
+    extra = installed & {h.replace("_", "-") for h in HEAVY}
+    assert not extra, f"the light environment pulled in {sorted(extra)}"
+
+    # A kernel of the light environment, found through JUPYTER_PATH.
+    subprocess.run([str(python), "-m", "ipykernel", "install", "--prefix", str(env_dir),
+                    "--name", "seqrmt-light"], check=True, capture_output=True)
+    nb = nbformat.read(CHAPTER, as_version=4)
+    probe = "import seqrmt, sys\nprint(sys.prefix)\nprint(seqrmt.__file__)"
+    nb.cells.append(nbformat.v4.new_code_cell(probe))
+    old = os.environ.get("JUPYTER_PATH")
+    os.environ["JUPYTER_PATH"] = str(env_dir / "share" / "jupyter")
+    try:
+        NotebookClient(nb, kernel_name="seqrmt-light", timeout=600,
+                       resources={"metadata": {"path": str(CHAPTER.parent)}}).execute()
+    finally:
+        if old is None:
+            os.environ.pop("JUPYTER_PATH", None)
+        else:
+            os.environ["JUPYTER_PATH"] = old
+    prefix, module = nb.cells[-1].outputs[0]["text"].split()
+    assert Path(prefix).resolve() == env_dir.resolve()
+    assert Path(module).resolve().is_relative_to(env_dir.resolve()), "seqrmt must come from the light env"
