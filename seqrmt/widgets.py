@@ -13,8 +13,17 @@ Two explorers are provided:
 :func:`live`
     A kernel-backed explorer built on :func:`ipywidgets.interactive_output`, for
     figures driven by simulations whose parameters are continuous.  In the static
-    book only its default figure is shown (the sliders need a running kernel, e.g.
-    on Binder).
+    book only its default figure is shown, under a visible note saying that the
+    controls need a running notebook (Jupyter, Binder).
+
+Accessibility: every frame is an ``<img>`` with an ``alt`` text written by the
+figure's code (:func:`seqrmt.plots.alt_text`); a status region (CSS class
+:data:`STATUS_CLASS`) holds a text description of the shown frame, switched by
+the same sliders, for the page to announce politely; sliders carry readable names
+(:data:`PARAMETER_LABELS`).  Frames are WebP images rendered at twice their CSS
+size (sharp on 2x screens).  For the PDF edition the display bundle also carries
+``text/latex`` (explorers: a note naming the parameters) or ``image/png`` (live
+figures: the default figure).
 
 This module needs the optional dependencies ``matplotlib`` and ``ipywidgets``
 (``pip install seqrmt[plots]``); it is imported explicitly with
@@ -34,9 +43,10 @@ import ipywidgets as widgets
 from ipywidgets.widgets.widget_link import Link
 import numpy as np
 
-__all__ = ["explore", "live", "MAX_FRAMES", "EXPLORE_CLASS", "LIVE_CLASS"]
+__all__ = ["explore", "live", "MAX_FRAMES", "EXPLORE_CLASS", "LIVE_CLASS", "STATUS_CLASS",
+           "FRAME_CLASS", "PARAMETER_LABELS"]
 
-#: Largest number of precomputed frames :func:`explore` accepts.  Each PNG frame
+#: Largest number of precomputed frames :func:`explore` accepts.  Each WebP frame
 #: adds roughly 20-40 KB (x 1.33 for base64) to the page.
 MAX_FRAMES = 64
 
@@ -46,6 +56,30 @@ EXPLORE_CLASS = "seqrmt-explore"
 
 #: CSS class carried by the top-level box returned by :func:`live`.
 LIVE_CLASS = "seqrmt-live"
+
+#: CSS class of the box holding the text description of the frame on show (a
+#: stack switched by the sliders); the page marks it ``aria-live="polite"``.
+STATUS_CLASS = "seqrmt-explore-status"
+
+#: CSS class of every frame ``<img>`` (explorer frames and the live figure).
+FRAME_CLASS = "seqrmt-frame"
+
+#: Readable slider names of the book's parameters (used when ``description`` does
+#: not name a parameter); they are the sliders' accessible names.
+PARAMETER_LABELS = {
+    "delta": "δ = d/V", "gamma": "γ = d/N", "beta": "β = ‖μ‖² (signal strength)",
+    "kappa": "κ = ‖w‖²", "alpha": "α = wᵀRw", "T": "T (sequence length)",
+    "L": "L (prefix length)", "rho": "ρ (sign correlation)", "tau": "τ (attention scale)",
+    "weights": "weights (pooling)", "d": "d (dimension)", "N": "N (sequences)",
+    "V": "V (vocabulary size)", "seeds": "seeds (repetitions)", "centered": "centered",
+    "theory": "theory curves", "family": "correlation family",
+}
+
+_SR_ONLY = ("position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;"
+            "clip:rect(0,0,0,0);white-space:nowrap;border:0")
+
+#: Device pixels per CSS pixel of the frames (2: sharp on phones and HiDPI screens).
+FRAME_DENSITY = 2
 
 
 # --------------------------------------------------------------------------- helpers
@@ -142,20 +176,156 @@ def _default_indices(
     return idx
 
 
-def _figure_to_png(fig: Any, dpi: float) -> bytes:
-    import matplotlib.pyplot as plt
+def _check_figure(fig: Any) -> None:
     from matplotlib.figure import Figure
 
     if not isinstance(fig, Figure):
         raise TypeError(
             f"plot(...) must return a matplotlib Figure, got {type(fig).__name__}"
         )
-    buf = io.BytesIO()
+
+
+def _render_frame(fig: Any, dpi: float, *, png: bool = False) -> dict[str, Any]:
+    """Render ``fig`` (then close it) to a WebP frame at ``FRAME_DENSITY`` x ``dpi``.
+
+    Returns ``{"data": bytes, "mime": "image/webp", "width": css px, "height": css px,
+    "alt": str}`` and, with ``png=True``, ``"png"``: a PNG of the same figure (for
+    the PDF edition).  The figure's text is first raised to the phone-readable size
+    (:func:`seqrmt.plots.readable_fonts`).
+    """
+    import matplotlib.pyplot as plt
+    from PIL import Image as PILImage
+
+    from .plots._style import alt_text, readable_fonts
+
+    _check_figure(fig)
     try:
-        fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
+        readable_fonts(fig)
+        alt = alt_text(fig)
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=dpi * FRAME_DENSITY, facecolor="white")
     finally:
         plt.close(fig)  # no stray inline figure after the cell
-    return buf.getvalue()
+    raw = buf.getvalue()
+    img = PILImage.open(io.BytesIO(raw)).convert("RGB")
+    w, h = img.size
+    # The book's plots are flat colours plus antialiasing: a 128-colour palette is
+    # visually lossless and makes the lossless WebP about 25 % smaller.
+    img = img.quantize(colors=128, method=PILImage.Quantize.FASTOCTREE,
+                       dither=PILImage.Dither.NONE).convert("RGB")
+    out = io.BytesIO()
+    img.save(out, format="WEBP", lossless=True, quality=50, method=2)
+    frame = {"data": out.getvalue(), "mime": "image/webp", "alt": alt,
+             "width": round(w / FRAME_DENSITY), "height": round(h / FRAME_DENSITY)}
+    if png:
+        frame["png"] = raw
+    return frame
+
+
+def _img_html(frame: Mapping[str, Any]) -> str:
+    """``<img>`` element of a frame, with its alt text and CSS size."""
+    import base64
+    import html
+
+    src = f"data:{frame['mime']};base64,{base64.b64encode(frame['data']).decode('ascii')}"
+    return (f'<img class="{FRAME_CLASS}" src="{src}" alt="{html.escape(frame["alt"], quote=True)}" '
+            f'width="{frame["width"]}" height="{frame["height"]}" '
+            f'style="max-width:100%;height:auto;display:block">')
+
+
+def _frame_widget(frame: Mapping[str, Any]) -> widgets.HTML:
+    w = widgets.HTML(value=_img_html(frame), layout=widgets.Layout(width="auto", max_width="100%"))
+    w.add_class(f"{FRAME_CLASS}-box")
+    return w
+
+
+def _status_widget(text: str) -> widgets.HTML:
+    import html
+
+    # Visually hidden (the image shows the same), still read by screen readers.
+    return widgets.HTML(value=f'<p class="{STATUS_CLASS}-text" style="{_SR_ONLY}">{html.escape(text)}</p>',
+                        layout=widgets.Layout(width="auto"))
+
+
+def _settings_text(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
+    from .plots._style import plain_text
+
+    return ", ".join(f"{plain_text(labels.get(n, n)).split(' (')[0].split(' = ')[0]} = "
+                     f"{_format_value(v)}" for n, v in params.items())
+
+
+class _Explorer(widgets.VBox):
+    """The box returned by :func:`explore`: a ``VBox`` whose display bundle also
+    carries a ``text/latex`` note for the PDF edition."""
+
+    _seqrmt_latex: str = ""
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict) and self._seqrmt_latex:
+            bundle = dict(bundle)
+            bundle["text/latex"] = self._seqrmt_latex
+        return bundle
+
+
+class _Live(widgets.VBox):
+    """The box returned by :func:`live`: a ``VBox`` whose display bundle also
+    carries the default figure as ``image/png`` (and a ``text/latex`` note) for the
+    PDF edition."""
+
+    _seqrmt_png: bytes = b""
+    _seqrmt_png_alt: str = ""
+    _seqrmt_latex: str = ""
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        import base64
+
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if not isinstance(bundle, dict):
+            return bundle
+        bundle = dict(bundle)
+        metadata: dict[str, Any] = {}
+        if self._seqrmt_png:
+            bundle["image/png"] = base64.b64encode(self._seqrmt_png).decode("ascii")
+            metadata["image/png"] = {"alt": self._seqrmt_png_alt}
+        if self._seqrmt_latex:
+            bundle["text/latex"] = self._seqrmt_latex
+        return (bundle, metadata) if metadata else bundle
+
+
+def _latex_escape(text: str) -> str:
+    out = []
+    for ch in text:
+        if ch in "&%$#_{}":
+            out.append("\\" + ch)
+        elif ch == "~":
+            out.append("\\textasciitilde{}")
+        elif ch == "^":
+            out.append("\\textasciicircum{}")
+        elif ch == "\\":
+            out.append("\\textbackslash{}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _latex_parameter(label: str) -> str:
+    """A slider label for LaTeX: Greek letters and norms as math, the rest escaped."""
+    from .plots._style import _TEX
+
+    names = ("alpha", "beta", "gamma", "delta", "Delta", "kappa", "lambda", "mu", "nu", "rho",
+             "tau", "theta", "zeta", "xi", "Sigma", "sigma", "varphi", "psi", "pi", "eta")
+    math_of = {_TEX[k]: f"\\{k} " for k in names}
+    math_of.update({"‖": "\\|", "²": "^2", "ᵀ": "^\\top "})
+    parts: list[tuple[bool, str]] = []
+    for ch in label:
+        is_math = ch in math_of
+        text = math_of[ch] if is_math else _latex_escape(ch)
+        if parts and parts[-1][0] == is_math:
+            parts[-1] = (is_math, parts[-1][1] + text)
+        else:
+            parts.append((is_math, text))
+    return "".join(f"${t.strip()}$" if m else t for m, t in parts)
 
 
 def _in_kernel() -> bool:
@@ -211,17 +381,22 @@ def explore(
     description: Mapping[str, str] | None = None,
     progress: bool = True,
     max_frames: int = MAX_FRAMES,
+    name: str | None = None,
 ) -> widgets.VBox:
     """Kernel-free explorer: sliders over a grid of precomputed figures.
 
     ``plot(**params)`` is called once for every point of the Cartesian product of
-    the grid values; each returned figure is saved as a PNG frame and closed.  One
-    slider per parameter is linked in the browser (:func:`ipywidgets.jslink`) to
-    nested :class:`ipywidgets.Stack` containers of :class:`ipywidgets.Image`
-    frames: the outer stack is indexed by the first slider, each of its children
-    is a stack indexed by the second slider, and so on.  Nothing runs in Python
-    when a slider moves, so the explorer works in the static HTML book (no
-    kernel, offline) as well as in Jupyter.
+    the grid values; each returned figure is saved as a WebP frame (an ``<img>``
+    in an :class:`ipywidgets.HTML`, with the figure's alt text,
+    :func:`seqrmt.plots.alt_text`) and closed.  One slider per parameter is linked
+    in the browser (:func:`ipywidgets.jslink`) to nested
+    :class:`ipywidgets.Stack` containers of frames: the outer stack is indexed by
+    the first slider, each of its children is a stack indexed by the second
+    slider, and so on.  A second, identical tree of stacks holds a text
+    description of every frame (the status region, CSS class
+    :data:`STATUS_CLASS`), so that the page can announce the new figure when a
+    slider moves.  Nothing runs in Python when a slider moves, so the explorer
+    works in the static HTML book (no kernel, offline) as well as in Jupyter.
 
     Parameters
     ----------
@@ -236,21 +411,25 @@ def explore(
         Initial value of some parameters; each must be one of its grid values.
         Parameters not given start at their first grid value.
     dpi : float, default 90
-        Resolution of the PNG frames.
+        CSS pixels per inch of figure: a frame is shown ``width * dpi`` CSS pixels
+        wide (at most the column width) and rendered at twice that resolution.
     description : dict of str to str, optional
-        Slider label per parameter (e.g. ``{"delta": "δ"}``); defaults to the
-        parameter name.
+        Slider label per parameter (e.g. ``{"delta": "δ = d/V"}``), its accessible
+        name; defaults to :data:`PARAMETER_LABELS` or else the parameter name.
     progress : bool, default True
         Show a progress bar while the frames are rendered (only inside Jupyter;
         it is hidden once done).
     max_frames : int, default :data:`MAX_FRAMES`
         Safety limit on the number of frames (each one is embedded in the page).
+    name : str, optional
+        What the figure shows, for the PDF note (e.g. ``"the spectrum"``).
 
     Returns
     -------
     ipywidgets.VBox
-        The sliders above the image stack, with the CSS class
-        :data:`EXPLORE_CLASS`.  Display it (make it the last expression of a cell).
+        The sliders above the frame stack and the status region, with the CSS
+        class :data:`EXPLORE_CLASS`.  Display it (make it the last expression of a
+        cell); its display bundle also has a ``text/latex`` note for the PDF.
 
     Raises
     ------
@@ -287,65 +466,93 @@ def explore(
             f"description has keys that are not grid parameters: {sorted(unknown)}"
         )
 
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"name must be a string or None, got {type(name).__name__}")
+    for key in values:
+        labels.setdefault(key, PARAMETER_LABELS.get(key, key))
+
     names = list(values)
     shape = [len(values[n]) for n in names]
     total = math.prod(shape)
 
     # 1. Render every frame (row-major: last parameter varies fastest).
     bar = _Progress(total, progress)
-    frames: dict[tuple[int, ...], bytes] = {}
+    frames: dict[tuple[int, ...], dict[str, Any]] = {}
     try:
         for k, index in enumerate(itertools.product(*(range(s) for s in shape))):
             params = {n: values[n][i] for n, i in zip(names, index)}
-            frames[index] = _figure_to_png(plot(**params), dpi)
+            frame = _render_frame(plot(**params), dpi)
+            frame["status"] = f"Showing {_settings_text(params, labels)}. {frame['alt']}"
+            frames[index] = frame
             bar.step(k + 1, ", ".join(f"{n}={_format_value(v)}" for n, v in params.items()))
     finally:
         bar.close()
 
-    # 2. Nested stacks: level d is indexed by slider d.
+    # 2. Nested stacks (level d is indexed by slider d), for the frames and for
+    #    their text descriptions.
     levels: list[list[widgets.Stack]] = [[] for _ in names]
 
-    def build(prefix: tuple[int, ...]) -> widgets.Widget:
+    def build(prefix: tuple[int, ...], leaf: Callable[[dict[str, Any]], widgets.Widget]
+              ) -> widgets.Widget:
         depth = len(prefix)
         if depth == len(names):
-            return widgets.Image(value=frames[prefix], format="png", layout=widgets.Layout(max_width="100%", height="auto"))
-        children = [build(prefix + (i,)) for i in range(shape[depth])]
+            return leaf(frames[prefix])
+        children = [build(prefix + (i,), leaf) for i in range(shape[depth])]
         stack = widgets.Stack(children=children, selected_index=start[names[depth]])
         levels[depth].append(stack)
         return stack
 
-    root = build(())
+    root = build((), _frame_widget)
+    status_root = build((), lambda f: _status_widget(f["status"]))
+    status = widgets.Box([status_root], layout=widgets.Layout(width="auto"))
+    status.add_class(STATUS_CLASS)
 
     # 3. One slider per parameter, linked in the browser to every stack of its level.
     sliders: list[widgets.Widget] = []
     links: list[Link] = []
-    for depth, name in enumerate(names):
-        texts = [_format_value(v) for v in values[name]]
+    for depth, pname in enumerate(names):
+        texts = [_format_value(v) for v in values[pname]]
         if len(set(texts)) < len(texts):  # keep labels distinct (e.g. 0.12341 vs 0.12342)
-            texts = [repr(v) for v in values[name]]
+            texts = [repr(v) for v in values[pname]]
         opts = [(t, i) for i, t in enumerate(texts)]
         slider = widgets.SelectionSlider(
             options=opts,
-            value=start[name],
-            description=labels.get(name, name),
+            value=start[pname],
+            description=labels[pname],
             continuous_update=False,
             readout=True,
             style={"description_width": "initial"},
-            layout=widgets.Layout(width="min(100%, 28em)"),
+            layout=widgets.Layout(width="min(100%, 32em)"),
         )
         slider.add_class(f"{EXPLORE_CLASS}-slider")
+        slider.add_class(f"{EXPLORE_CLASS}-param-{pname}")
         for stack in levels[depth]:
             links.append(widgets.jslink((slider, "index"), (stack, "selected_index")))
         sliders.append(slider)
 
-    box = widgets.VBox([widgets.VBox(sliders), root])
+    controls = widgets.VBox(sliders)
+    controls.add_class(f"{EXPLORE_CLASS}-controls")
+    box = _Explorer([controls, root, status])
     box.add_class(EXPLORE_CLASS)
+    what = name or "this figure"
+    params_tex = "; ".join(
+        f"{_latex_parameter(labels[n])} in \\{{{', '.join(_latex_escape(t) for t in map(_format_value, values[n]))}\\}}"
+        for n in names)
+    box._seqrmt_latex = (
+        "\\begin{center}\\small\\itshape "
+        f"The online edition has an interactive version of {_latex_escape(what)}: "
+        f"sliders over {params_tex} (default: "
+        + ", ".join(f"{_latex_parameter(labels[n])} = "
+                    f"{_latex_escape(_format_value(values[n][start[n]]))}" for n in names)
+        + ").\\end{center}"
+    )
     # Keep references so the links are not garbage-collected with a live kernel
     # and so tests can inspect the structure.
     box._seqrmt_links = links  # type: ignore[attr-defined]
     box._seqrmt_sliders = sliders  # type: ignore[attr-defined]
     box._seqrmt_stacks = levels  # type: ignore[attr-defined]
     box._seqrmt_grid = values  # type: ignore[attr-defined]
+    box._seqrmt_frames = frames  # type: ignore[attr-defined]
     return box
 
 
@@ -398,15 +605,19 @@ def live(
     defaults: Mapping[str, Any] | None = None,
     description: Mapping[str, str] | None = None,
     fixed: Mapping[str, Any] | None = None,
+    dpi: float = 90,
 ) -> widgets.VBox:
     """Kernel-backed explorer for simulation-driven figures.
 
     Builds one control per entry of ``sliders`` (every slider has
     ``continuous_update=False``, so a simulation runs only when the slider is
-    released) and redraws ``plot(**params)`` through
-    :func:`ipywidgets.interactive_output`.  The default figure is drawn at
-    construction, so the saved widget state carries it and the static book shows
-    it; moving the sliders needs a live kernel (Jupyter, Binder).
+    released) and redraws ``plot(**params)`` when a control changes.  The default
+    figure is drawn at construction, so the saved widget state carries it and the
+    static book shows it, with its alt text, under a visible note (CSS class
+    ``seqrmt-live-note``) saying that the controls need a running notebook
+    (Jupyter, Binder); the page greys out the controls of a ``seqrmt-live`` box
+    when no kernel is attached.  Once a control is moved in a running kernel the
+    note says that the figure follows the controls.
 
     Parameters
     ----------
@@ -425,15 +636,19 @@ def live(
     defaults : dict, optional
         Initial values overriding those of the specs.
     description : dict of str to str, optional
-        Label per parameter; defaults to the name.
+        Label per parameter (its accessible name); defaults to
+        :data:`PARAMETER_LABELS` or else the name.
     fixed : dict, optional
         Extra keyword arguments passed unchanged to every ``plot`` call.
+    dpi : float, default 90
+        CSS pixels per inch of figure (rendered at twice that resolution).
 
     Returns
     -------
     ipywidgets.VBox
-        Controls above an ``Output`` holding the figure, with CSS class
-        :data:`LIVE_CLASS`.
+        Note, controls, figure and status region, with CSS class
+        :data:`LIVE_CLASS`.  Its display bundle also carries the default figure as
+        ``image/png`` (with alt text) and a ``text/latex`` note, for the PDF.
 
     Raises
     ------
@@ -448,8 +663,12 @@ def live(
         raise TypeError(f"sliders must be a dict of control specs, got {type(sliders).__name__}")
     if len(sliders) == 0:
         raise ValueError("sliders is empty: give at least one parameter")
+    if not (isinstance(dpi, numbers.Real) and dpi > 0):
+        raise ValueError(f"dpi must be a positive number, got {dpi!r}")
     labels = dict(description or {})
-    controls = {name: _make_control(name, spec, labels.get(name, name)) for name, spec in sliders.items()}
+    for key in sliders:
+        labels.setdefault(key, PARAMETER_LABELS.get(key, key))
+    controls = {name: _make_control(name, spec, labels[name]) for name, spec in sliders.items()}
     for name, value in (defaults or {}).items():
         if name not in controls:
             raise ValueError(
@@ -461,17 +680,53 @@ def live(
     if clash:
         raise ValueError(f"fixed and sliders share parameters: {sorted(clash)}")
 
-    def draw(**params: Any) -> None:
-        import matplotlib.pyplot as plt
-        from IPython.display import display
+    def current() -> dict[str, Any]:
+        return {name: c.value for name, c in controls.items()}
 
-        fig = plot(**params, **extra)
-        try:
-            display(fig)
-        finally:
-            plt.close(fig)
+    first = _render_frame(plot(**current(), **extra), dpi, png=True)
+    shown = _settings_text(current(), labels)
+    frame = _frame_widget(first)
+    status_text = _status_widget(f"Showing {shown}. {first['alt']}")
+    status = widgets.Box([status_text], layout=widgets.Layout(width="auto"))
+    status.add_class(STATUS_CLASS)
+    note = widgets.HTML(
+        value=(f'<p class="{LIVE_CLASS}-note-text"><strong>Needs a running notebook.</strong> '
+               "These controls redraw the figure only when this page runs as a notebook "
+               "(Jupyter, or Binder from the launch button at the top of the page). "
+               f"The figure shows the default setting: {_html_escape(shown)}.</p>"),
+        layout=widgets.Layout(width="auto"))
+    note.add_class(f"{LIVE_CLASS}-note")
 
-    out = widgets.interactive_output(draw, controls)
-    box = widgets.VBox([widgets.VBox(list(controls.values())), out])
+    def redraw(change: Any = None) -> None:
+        params = current()
+        new = _render_frame(plot(**params, **extra), dpi)
+        frame.value = _img_html(new)
+        text = _settings_text(params, labels)
+        status_text.value = _status_widget(f"Showing {text}. {new['alt']}").value
+        note.value = (f'<p class="{LIVE_CLASS}-note-text"><strong>Running.</strong> '
+                      f"The figure follows the controls (now {_html_escape(text)}).</p>")
+
+    for c in controls.values():
+        c.observe(redraw, names="value")
+        c.add_class(f"{LIVE_CLASS}-control")
+    box_controls = widgets.VBox(list(controls.values()))
+    box_controls.add_class(f"{LIVE_CLASS}-controls")
+    box = _Live([note, box_controls, frame, status])
     box.add_class(LIVE_CLASS)
+    box._seqrmt_png = first["png"]
+    box._seqrmt_png_alt = first["alt"]
+    box._seqrmt_latex = (
+        "\\begin{center}\\small\\itshape "
+        "In a running notebook this figure has controls for "
+        + ", ".join(_latex_parameter(labels[n]) for n in controls)
+        + "; shown here at its default setting.\\end{center}"
+    )
+    box._seqrmt_controls = controls  # type: ignore[attr-defined]
+    box._seqrmt_redraw = redraw  # type: ignore[attr-defined]
     return box
+
+
+def _html_escape(text: str) -> str:
+    import html
+
+    return html.escape(text, quote=True)

@@ -81,7 +81,9 @@ def test_weights_negative():
     fig = srp.weights_negative(T=8, rho=-0.5, rhos=(-0.6, -0.3, 0.0, 0.5))
     ax1, ax2 = fig.axes
     assert ax1.get_xlabel() and ax1.get_ylabel() and ax2.get_xlabel() and ax2.get_ylabel()
-    assert len(ax1.get_legend().get_texts()) == 4 and len(ax2.get_legend().get_texts()) == 4
+    # one legend (top panel) names the four weightings of both panels, whose lines share colours
+    assert len(ax1.get_legend().get_texts()) == 4 and ax2.get_legend() is None
+    assert [l.get_color() for l in ax1.lines[:4]] == [l.get_color() for l in ax2.lines[:4]]
     # right panel: the unconstrained optimum is lambda_max(R), never below the simplex one,
     # and the two coincide for rho >= 0 (Perron-Frobenius)
     curves = {ln.get_label(): np.asarray(ln.get_ydata(), float) for ln in ax2.lines

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import math
+import re
 
 import pytest
 
@@ -19,6 +21,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 from seqrmt import widgets as sw  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+WEBP_SRC = re.compile(r'<img class="seqrmt-frame" src="data:image/webp;base64,([A-Za-z0-9+/=]+)" '
+                      r'alt="([^"]+)" width="(\d+)" height="(\d+)"')
 
 
 def make_plot(calls: list | None = None):
@@ -27,15 +31,29 @@ def make_plot(calls: list | None = None):
             calls.append(params)
         fig, ax = plt.subplots(figsize=(2, 1))
         ax.set_title(", ".join(f"{k}={v}" for k, v in sorted(params.items())))
+        fig.seqrmt_alt = "Frame " + ", ".join(f"{k} is {v}" for k, v in sorted(params.items()))
         return fig
 
     return plot
 
 
-def images(w: widgets.Widget) -> list[widgets.Image]:
-    if isinstance(w, widgets.Image):
+def images(w: widgets.Widget) -> list[widgets.HTML]:
+    """The frame widgets (HTML holding one <img class="seqrmt-frame">) under ``w``."""
+    if isinstance(w, widgets.HTML) and 'class="seqrmt-frame"' in w.value:
         return [w]
     return [img for c in getattr(w, "children", ()) for img in images(c)]
+
+
+def frame_parts(w: widgets.HTML) -> tuple[bytes, str, int, int]:
+    m = WEBP_SRC.search(w.value)
+    assert m, w.value[:200]
+    return base64.b64decode(m.group(1)), m.group(2), int(m.group(3)), int(m.group(4))
+
+
+def status_texts(w: widgets.Widget) -> list[str]:
+    if isinstance(w, widgets.HTML) and "seqrmt-explore-status-text" in w.value:
+        return [w.value]
+    return [t for c in getattr(w, "children", ()) for t in status_texts(c)]
 
 
 def links_of(box) -> list[Link]:
@@ -54,27 +72,48 @@ def test_explore_two_parameters_structure():
     assert calls[0] == {"delta": 0.5, "n": 10} and calls[1] == {"delta": 0.5, "n": 20}
     frames = images(box)
     assert len(frames) == 6
-    assert all(bytes(img.value).startswith(PNG_MAGIC) and img.format == "png" for img in frames)
+    parts = [frame_parts(f) for f in frames]
+    # WebP frames (RIFF....WEBP) with the figure's own alt text, in row-major order
+    assert all(data[:4] == b"RIFF" and data[8:12] == b"WEBP" for data, *_ in parts)
+    assert [alt for _, alt, _, _ in parts][:2] == ["Frame delta is 0.5, n is 10", "Frame delta is 0.5, n is 20"]
+    # CSS size = figure inches x dpi (90), pixels = 2 x CSS size
+    from PIL import Image as PILImage
+    import io
+    data, _, w, h = parts[0]
+    assert (w, h) == (180, 90)
+    assert PILImage.open(io.BytesIO(data)).size == (2 * w, 2 * h)
     # no stray open figures
     assert plt.get_fignums() == []
 
-    controls, outer = box.children
+    controls, outer, status = box.children
+    assert f"{sw.EXPLORE_CLASS}-controls" in controls._dom_classes
+    assert sw.STATUS_CLASS in status._dom_classes
     sliders = list(controls.children)
     assert len(sliders) == 2
-    assert [s.description for s in sliders] == ["delta", "n"]
+    # readable accessible names: the book's label for delta, the name otherwise
+    assert [s.description for s in sliders] == [sw.PARAMETER_LABELS["delta"], "n"]
+    assert f"{sw.EXPLORE_CLASS}-param-delta" in sliders[0]._dom_classes
     assert [len(s.options) for s in sliders] == [3, 2]
     assert all(s.continuous_update is False for s in sliders)
     # nested stacks: outer indexed by the first slider, 3 inner ones by the second
     assert isinstance(outer, widgets.Stack) and len(outer.children) == 3
     assert all(isinstance(c, widgets.Stack) and len(c.children) == 2 for c in outer.children)
 
+    # the status region mirrors the frame stacks: one description per frame, same nesting
+    status_outer = status.children[0]
+    assert isinstance(status_outer, widgets.Stack) and len(status_outer.children) == 3
+    texts = status_texts(status)
+    assert len(texts) == 6
+    assert "Showing δ = 0.5, n = 20. Frame delta is 0.5, n is 20" in texts[1]
+
     links = links_of(box)
-    assert len(links) == 1 + 3
+    assert len(links) == 2 * (1 + 3)
     assert all(isinstance(l, Link) for l in links)
     first = [l for l in links if l.source[0] is sliders[0]]
     second = [l for l in links if l.source[0] is sliders[1]]
-    assert [l.target[0] for l in first] == [outer]
-    assert {id(l.target[0]) for l in second} == {id(c) for c in outer.children}
+    assert {id(l.target[0]) for l in first} == {id(outer), id(status_outer)}
+    assert {id(l.target[0]) for l in second} == (
+        {id(c) for c in outer.children} | {id(c) for c in status_outer.children})
     assert all(l.source[1] == "index" and l.target[1] == "selected_index" for l in links)
 
 
@@ -83,7 +122,7 @@ def test_explore_frame_order_matches_indices():
     box = sw.explore(make_plot(), grid, progress=False)
     outer = box.children[1]
     direct = sw.explore(make_plot(), {"a": [2], "b": ["y"]}, progress=False)
-    assert bytes(outer.children[1].children[1].value) == bytes(images(direct)[0].value)
+    assert frame_parts(outer.children[1].children[1]) == frame_parts(images(direct)[0])
 
 
 def test_explore_one_parameter_and_defaults():
@@ -91,17 +130,18 @@ def test_explore_one_parameter_and_defaults():
                      description={"k": "κ"}, progress=False)
     (slider,) = box.children[0].children
     stack = box.children[1]
+    assert box.children[2].children[0].selected_index == 2
     assert slider.description == "κ"
     assert slider.index == 2 and stack.selected_index == 2
     assert slider.label == "3"
-    assert len(stack.children) == 4 and len(links_of(box)) == 1
+    assert len(stack.children) == 4 and len(links_of(box)) == 2
 
 
 def test_explore_three_parameters_links_every_stack():
     box = sw.explore(make_plot(), {"a": [1, 2], "b": [1, 2, 3], "c": [0.1, 0.2]}, progress=False)
     assert len(images(box)) == 12
-    # 1 outer + 2 second-level + 6 third-level stacks
-    assert len(links_of(box)) == 1 + 2 + 6
+    # 1 outer + 2 second-level + 6 third-level stacks, for the frames and the status region
+    assert len(links_of(box)) == 2 * (1 + 2 + 6)
 
 
 def test_explore_defaults_tolerate_float_roundoff():
@@ -168,9 +208,44 @@ def test_explore_state_is_serialisable():
     box = sw.explore(make_plot(), {"a": [1, 2], "b": [3, 4]}, progress=False)
     state = widgets.Widget.get_manager_state(drop_defaults=True)["state"]
     names = {s["model_name"] for s in state.values()}
-    assert {"LinkModel", "StackModel", "ImageModel", "SelectionSliderModel"} <= names
+    assert {"LinkModel", "StackModel", "HTMLModel", "SelectionSliderModel"} <= names
     for link in links_of(box):
         assert link.model_id in state
+
+
+def test_explore_latex_fallback_names_parameters():
+    box = sw.explore(make_plot(), {"beta": [0.5, 1.0], "weights": ["mean", "optimal"]},
+                     defaults={"weights": "optimal"}, progress=False)
+    bundle = box._repr_mimebundle_()
+    # the HTML build keeps the widget view; the PDF build gets the note
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    tex = bundle["text/latex"]
+    assert r"$\beta" in tex and r"\{0.5, 1\}" in tex and r"\{mean, optimal\}" in tex
+    assert "weights (pooling) = optimal" in tex
+    assert tex.count("$") % 2 == 0
+
+
+def test_frames_are_smaller_than_png_at_the_same_resolution():
+    import io
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    def plot():
+        fig, ax = plt.subplots(figsize=(6.4, 3.6))
+        x = np.linspace(0, 10, 400)
+        for k in range(3):
+            ax.plot(x, np.sin(x + k), label=f"curve {k}")
+        ax.legend()
+        ax.set_title("three curves")
+        return fig
+
+    fig = plot()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=180, facecolor="white")
+    plt.close(fig)
+    frame = sw._render_frame(plot(), 90)
+    assert frame["mime"] == "image/webp"
+    assert len(frame["data"]) < 0.6 * len(buf.getvalue())
 
 
 # ----------------------------------------------------------------- live
@@ -182,8 +257,13 @@ def test_live_builds_controls_without_continuous_update():
                                      "z": widgets.FloatSlider(continuous_update=True)},
                   defaults={"n": 3}, fixed={"extra": 1})
     assert sw.LIVE_CLASS in box._dom_classes
-    controls, out = box.children
-    assert isinstance(out, widgets.Output)
+    note, controls, frame, status = box.children
+    assert isinstance(frame, widgets.HTML) and 'class="seqrmt-frame"' in frame.value
+    assert sw.STATUS_CLASS in status._dom_classes
+    # a visible note says the controls need a running notebook
+    assert f"{sw.LIVE_CLASS}-note" in note._dom_classes
+    assert "Needs a running notebook" in note.value
+    assert f"{sw.LIVE_CLASS}-controls" in controls._dom_classes
     kinds = [type(c).__name__ for c in controls.children]
     assert kinds == ["FloatSlider", "IntSlider", "Dropdown", "IntSlider", "FloatSlider"]
     sliders = [c for c in controls.children if hasattr(c, "continuous_update")]
@@ -192,6 +272,18 @@ def test_live_builds_controls_without_continuous_update():
     assert controls.children[1].value == 3
     # the default figure is drawn at construction
     assert calls and calls[0]["extra"] == 1 and calls[0]["n"] == 3
+    assert plt.get_fignums() == []
+    assert 'alt="Frame ' in frame.value and "n is 3" in frame.value
+    # PDF fallback: the default figure as PNG with its alt text, and a note
+    bundle, metadata = box._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert base64.b64decode(bundle["image/png"]).startswith(PNG_MAGIC)
+    assert "n is 3" in metadata["image/png"]["alt"]
+    assert "running notebook" in bundle["text/latex"]
+    # in a kernel, moving a control redraws the figure and updates note and status
+    controls.children[1].value = 5
+    assert calls[-1]["n"] == 5 and "n is 5" in frame.value
+    assert "Running" in note.value and "n is 5" in status.children[0].value
     assert plt.get_fignums() == []
 
 

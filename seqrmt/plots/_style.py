@@ -1,8 +1,21 @@
-"""Common look of the book's figures."""
+"""Common look of the book's figures, and their text alternatives.
+
+Every figure function of :mod:`seqrmt.plots` attaches an alt text to the Figure it
+returns (:func:`set_alt`): a sentence saying what is plotted, with which parameters,
+and the key numbers read off the plotted data.  :func:`alt_text` returns it (or, for
+a Figure built elsewhere, a description generated from its axes).  When a Figure is
+displayed in a notebook, the PNG output carries the alt text in its output metadata
+(``{"image/png": {"alt": ...}}``); the book's Sphinx extension
+``site_assets/seqrmt_alt.py`` copies it to the ``alt`` attribute of the ``<img>``.
+:func:`seqrmt.widgets.explore` does the same for every frame.
+"""
 from __future__ import annotations
 
+import re
+
 __all__ = ["WEIGHT_COLORS", "THEORY_COLOR", "SIM_COLOR", "IDEAL_COLOR", "MEAN_SPIKE_COLOR",
-           "figure", "finish"]
+           "figure", "finish", "set_alt", "alt_text", "plain_text", "fmt",
+           "readable_fonts", "render_png", "COLUMN_PX", "MIN_TEXT_PX"]
 
 #: One color per weighting, used in every chapter.
 WEIGHT_COLORS = {"mean": "#4C72B0", "causal": "#DD8452", "optimal": "#55A868",
@@ -12,16 +25,198 @@ IDEAL_COLOR = "#8172B3"      # idealized statement (alpha beta, no class-mean no
 SIM_COLOR = "#64B5CD"        # simulation
 MEAN_SPIKE_COLOR = "#C44E52"  # vocabulary-mean outlier of the uncentered S
 
+#: Width in CSS pixels of the text column on a 390 px wide phone screen.
+COLUMN_PX = 358
+#: Smallest figure text, in CSS pixels, when a figure is scaled to :data:`COLUMN_PX`.
+MIN_TEXT_PX = 9.0
+#: Resolution of the displayed PNGs relative to their CSS size (sharp on 2x screens).
+PIXEL_DENSITY = 2
+#: CSS pixels per inch of figure width (the figure's CSS width is ``width * CSS_DPI``).
+CSS_DPI = 100
 
-def _png(fig) -> bytes:
+
+# --------------------------------------------------------------------------- alt text
+_TEX = {
+    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "Delta": "Δ", "kappa": "κ",
+    "lambda": "λ", "mu": "μ", "nu": "ν", "rho": "ρ", "tau": "τ", "theta": "θ", "zeta": "ζ",
+    "xi": "ξ", "Sigma": "Σ", "sigma": "σ", "varphi": "φ", "phi": "φ", "psi": "ψ", "pi": "π",
+    "epsilon": "ε", "varepsilon": "ε", "eta": "η", "omega": "ω", "infty": "∞", "pm": "±",
+    "times": "×", "cdot": "·", "leq": "≤", "le": "≤", "geq": "≥", "ge": "≥", "approx": "≈",
+    "to": "→", "top": "T", "ell": "ℓ", "sqrt": "√", "langle": "⟨", "rangle": "⟩",
+    "quad": " ", "mid": "|", "neq": "≠", "ne": "≠", "sim": "~", "propto": "∝",
+    "max": "max", "min": "min", "log": "log", "exp": "exp", "sup": "sup", "inf": "inf",
+    "det": "det", "Pr": "Pr", "star": "*", "ast": "*", "prime": "′", "dots": "…",
+    "ldots": "…", "cdots": "…", "in": "∈", "sum": "Σ", "boxtimes": "⊠",
+}
+_DROP = ("mathrm", "mathbf", "mathcal", "mathbb", "text", "operatorname", "tilde", "hat",
+         "bar", "widetilde", "boldsymbol", "rm", "mathit", "left", "right", "big", "Big",
+         "displaystyle", "mathsf", "bf", "it")
+
+
+def plain_text(s: str) -> str:
+    r"""A readable, screen-reader friendly version of a matplotlib (mathtext) label.
+
+    ``r"$\lambda_{\max}/\kappa$"`` becomes ``"λ max/κ"``: TeX commands become
+    Unicode symbols, sub/superscript marks and braces are dropped.
+    """
+    s = str(s)
+
+    def command(m: "re.Match[str]") -> str:
+        name = m.group(1)
+        if name in _TEX:
+            return _TEX[name]
+        if name in _DROP:
+            return ""
+        return name
+
+    s = re.sub(r"\\([A-Za-z]+)", command, s)
+    s = re.sub(r"\\([,;:! ])", " ", s)
+    s = re.sub(r"\\([%{}|#&_$])", lambda m: {"|": "‖"}.get(m.group(1), m.group(1)), s)
+    s = re.sub(r"\^\{?2\}?(?![0-9])", "²", s)
+    s = re.sub(r"_\{([^{}]*)\}", r" \1", s)
+    s = re.sub(r"(?<=\S)_(\w)", r" \1", s)
+    s = re.sub(r"\^\{([^{}]*)\}", r"^\1", s)
+    s = s.replace("$", "").replace("{", "").replace("}", "").replace("\\", "")
+    return re.sub(r"\s+", " ", s).strip()
+
+
+def fmt(x, digits: int = 3) -> str:
+    """A number written for an alt text: ``0.5``, ``1.85``, ``0.00123``, ``12``."""
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        return str(x)
+    if x != x:  # NaN
+        return "undefined"
+    if abs(x) < 1e-10:
+        return "0"
+    if x == int(x) and abs(x) < 1e6:
+        return str(int(x))
+    return f"{x:.{digits}g}"
+
+
+def set_alt(fig, text: str):
+    """Attach the alt text ``text`` (one or more sentences) to ``fig``; returns ``fig``.
+
+    TeX markup is converted to plain text (:func:`plain_text`) and whitespace is
+    collapsed.  Raises ``ValueError`` if the text is empty.
+    """
+    text = plain_text(text)
+    if not text:
+        raise ValueError("alt text must not be empty")
+    fig.seqrmt_alt = text
+    return fig
+
+
+def _describe_axes(ax) -> str:
+    parts = []
+    title = plain_text(ax.get_title())
+    kind = "plot"
+    if ax.images:
+        kind = "image"
+    elif ax.patches and not ax.lines:
+        kind = "bar chart or histogram"
+    if title:
+        parts.append(f"{kind} titled {title}")
+    else:
+        parts.append(kind)
+    for axis, name in ((ax.xaxis, "horizontal"), (ax.yaxis, "vertical")):
+        label = plain_text(axis.get_label_text())
+        lo, hi = sorted(axis.get_view_interval())
+        scale = " (log scale)" if axis.get_scale() == "log" else ""
+        if label:
+            parts.append(f"{name} axis {label} from {fmt(lo)} to {fmt(hi)}{scale}")
+    legend = ax.get_legend()
+    if legend is not None:
+        labels = [plain_text(t.get_text()) for t in legend.get_texts() if t.get_text()]
+        if labels:
+            parts.append("legend: " + "; ".join(labels))
+    return ", ".join(parts)
+
+
+def alt_text(fig) -> str:
+    """The alt text of ``fig``: the one set by :func:`set_alt` or, failing that, a
+    description generated from the figure's axes (titles, axis labels and ranges,
+    legend entries)."""
+    text = getattr(fig, "seqrmt_alt", None)
+    if text:
+        return text
+    axes = [ax for ax in fig.axes if ax.get_visible() and ax.axison]
+    if not axes:
+        return "Figure."
+    if len(axes) == 1:
+        return "Figure: " + _describe_axes(axes[0]) + "."
+    return (f"Figure with {len(axes)} panels. " +
+            " ".join(f"Panel {i + 1}: {_describe_axes(ax)}." for i, ax in enumerate(axes)))
+
+
+# --------------------------------------------------------------------------- rendering
+def readable_fonts(fig, *, column_px: float = COLUMN_PX, min_px: float = MIN_TEXT_PX) -> float:
+    """Raise every text of ``fig`` to at least ``min_px`` CSS pixels when the figure is
+    scaled down to a ``column_px`` wide column (a 390 px phone).  Returns the font
+    size floor used, in points.  Idempotent."""
+    from matplotlib.text import Text
+    width_pt = fig.get_figwidth() * 72.0
+    floor = min_px * width_pt / column_px
+    for t in fig.findobj(Text):
+        if t.get_text() and t.get_fontsize() < floor:
+            t.set_fontsize(floor)
+    for ax in fig.axes:
+        # tick labels are created at draw time from the axis' tick parameters
+        for axis in (ax.xaxis, ax.yaxis):
+            for which, ticks in (("major", axis.get_major_ticks()), ("minor", axis.get_minor_ticks())):
+                size = ticks[0].label1.get_fontsize() if ticks else floor
+                if size < floor:
+                    axis.set_tick_params(which=which, labelsize=floor)
+        if ax.xaxis.offsetText.get_fontsize() < floor:
+            ax.xaxis.offsetText.set_fontsize(floor)
+        if ax.yaxis.offsetText.get_fontsize() < floor:
+            ax.yaxis.offsetText.set_fontsize(floor)
+    return floor
+
+
+def render_png(fig, *, css_dpi: float = CSS_DPI, density: float = PIXEL_DENSITY,
+               tight: bool = True, palette: bool = True) -> tuple[bytes, int, int]:
+    """Render ``fig`` to PNG at ``density`` device pixels per CSS pixel.
+
+    Returns ``(png_bytes, css_width, css_height)``: show the image at
+    ``css_width x css_height`` CSS pixels so that it is sharp on a 2x screen.  With
+    ``palette=True`` the image is quantized to at most 256 colours (lossless for the
+    book's flat-colour plots up to antialiasing shades) to keep it small.
+    """
     import io
+    from PIL import Image as _Image
+
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=fig.dpi, bbox_inches="tight")
-    return buf.getvalue()
+    kw = dict(bbox_inches="tight", pad_inches=0.05) if tight else {}
+    fig.savefig(buf, format="png", dpi=css_dpi * density, facecolor="white", **kw)
+    img = _Image.open(io.BytesIO(buf.getvalue()))
+    w, h = img.size
+    if palette:
+        img = img.convert("RGB").quantize(colors=256, method=_Image.Quantize.MEDIANCUT,
+                                          dither=_Image.Dither.NONE)
+        out = io.BytesIO()
+        img.save(out, format="PNG", optimize=True)
+        data = out.getvalue()
+    else:
+        data = buf.getvalue()
+    return data, round(w / density), round(h / density)
+
+
+def _png(fig):
+    """IPython formatter: a sharp PNG plus output metadata with the alt text and the
+    CSS size (read by ``site_assets/seqrmt_alt.py``)."""
+    readable_fonts(fig)
+    data, w, h = render_png(fig)
+    return data, {"alt": alt_text(fig), "seqrmt_width": w, "seqrmt_height": h}
+
+
+def _latex(fig):  # pragma: no cover - trivial
+    return None
 
 
 def _register_display() -> None:
-    """Let IPython show a bare ``Figure`` (built without pyplot) as a PNG."""
+    """Let IPython show a bare ``Figure`` (built without pyplot) as a PNG with alt text."""
     try:
         from IPython import get_ipython
     except ImportError:  # pragma: no cover - IPython is optional

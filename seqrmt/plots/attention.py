@@ -20,7 +20,7 @@ import seqrmt as sr
 from .. import _checks
 
 from ._style import (IDEAL_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure,
-                     finish)
+                     finish, fmt, plain_text, set_alt)
 
 __all__ = [
     "attention_suffix_correlation",
@@ -206,6 +206,7 @@ def attention_profiles(*, ds=(16, 64, 256, 1024), T: int = 16, L: int = 4, tau: 
                        sharey=True)
     axes = np.atleast_1d(axes).ravel()
     s = np.arange(1, T + 1)
+    spreads = []
     for i, (ax, d) in enumerate(zip(axes, ds)):
         W, w = attention_weight_samples(d, T=T, L=L, tau=tau, n_sequences=n_show, beta=beta,
                                         delta=delta, seed=[int(seed), i])
@@ -213,6 +214,7 @@ def attention_profiles(*, ds=(16, 64, 256, 1024), T: int = 16, L: int = 4, tau: 
             ax.plot(s, row, color=SIM_COLOR, lw=0.8, alpha=0.55,
                     label=f"finite $d$ ({n_show} sequences)" if k == 0 else None)
         ax.plot(s, w, color=WEIGHT_COLORS["causal"], lw=2.2, label=r"limit $w_s(\tau)$")
+        spreads.append(float(np.mean(np.linalg.norm(W - w, axis=1)) / np.linalg.norm(w)))
         finish(ax, xlabel=r"position $s$" if i >= len(ds) - ncols else None,
                ylabel=r"weight $w_s$" if i % ncols == 0 else None,
                title=fr"$d = {d}$", legend=(i == 0))
@@ -221,7 +223,12 @@ def attention_profiles(*, ds=(16, 64, 256, 1024), T: int = 16, L: int = 4, tau: 
     axes[0].xaxis.set_major_locator(MaxNLocator(integer=True))
     fig.suptitle(fr"Effective causal-attention weights, $T = {T}$, $\tau = {tau:g}$",
                  fontsize="medium")
-    return fig
+    w_lim = sr.causal_weights(T, tau)
+    return set_alt(fig, f"Effective weights of finite-d causal attention for {n_show} sequences (thin lines) "
+                        f"and their limit w(τ) (thick line, from {fmt(w_lim[0], 2)} at s = 1 down to "
+                        f"{fmt(w_lim[-1], 2)} at s = {T}), T = {T}, τ = {fmt(tau)}, one panel per d: the "
+                        f"lines tighten around the limit as d grows; mean relative distance "
+                        + ", ".join(f"{sp:.2f} at d = {d}" for d, sp in zip(ds, spreads)) + ".")
 
 
 def attention_convergence(*, ds=(16, 32, 64, 128, 256, 512, 1024), T: int = 16, L: int = 4,
@@ -251,7 +258,10 @@ def attention_convergence(*, ds=(16, 32, 64, 128, 256, 512, 1024), T: int = 16, 
     finish(ax, xlabel=r"dimension $d$",
            ylabel=r"mean $\|w^{(n)} - w(\tau)\| \,/\, \|w(\tau)\|$",
            title=fr"Convergence to the deterministic weights ($\tau = {data['tau']:g}$)")
-    return fig
+    return set_alt(fig, f"Log-log plot of the mean relative error between finite-d attention weights and their "
+                        f"limit (τ = {fmt(data['tau'])}) against the dimension d from {fmt(d.min())} to "
+                        f"{fmt(d.max())}: it falls from {fmt(e[0], 2)} to {fmt(e[-1], 2)}; fitted power law "
+                        f"d^{data['rate']:.2f}, drawn with a dashed d^-1/2 reference.")
 
 
 def attention_spectrum(*, d: int = 400, delta: float = 0.5, gamma: float = 0.5,
@@ -293,7 +303,13 @@ def attention_spectrum(*, d: int = 400, delta: float = 0.5, gamma: float = 0.5,
     finish(ax, xlabel=r"$\lambda$", ylabel="density",
            title=fr"Real causal attention ($\tau = {tau:g}$), $\delta = {data['delta']:.2g}$, "
                  fr"$\gamma = {data['gamma']:.2g}$, $\beta = {beta:g}$")
-    return fig
+    pred = (f"predicted outlier {fmt(p.sample_outlier)} (idealized "
+            f"{fmt(pi.sample_outlier) if pi.sample_outlier is not None else 'none'})"
+            if p.sample_outlier is not None else "no predicted outlier")
+    return set_alt(fig, f"Histogram of the eigenvalues of S when every sequence is pooled by real causal "
+                        f"attention (d = {lam.size}, τ = {fmt(tau)}, δ = {fmt(data['delta'], 2)}, "
+                        f"γ = {fmt(data['gamma'], 2)}, β = {fmt(beta)}) with the Theorem 1 bulk density "
+                        f"(right edge {fmt(p.bulk_edge)}): top eigenvalue {fmt(lam[0])}, {pred}.")
 
 
 def attention_tau_profiles(*, T: int = 16, taus=(-6.0, -2.0, 0.0, 2.0, 6.0),
@@ -320,7 +336,12 @@ def attention_tau_profiles(*, T: int = 16, taus=(-6.0, -2.0, 0.0, 2.0, 6.0),
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     finish(ax, xlabel=r"position $s$", ylabel=r"limit weight $w_s(\tau)$",
            title=fr"Deterministic causal weights, $T = {T}$")
-    return fig
+    firsts = ", ".join(f"{fmt(sr.causal_weights(T, t)[0], 2)} at τ = {fmt(t)}" for t in taus)
+    return set_alt(fig, f"Limit causal-attention weights w(τ) against the position s for T = {T} and τ = "
+                        + ", ".join(fmt(t) for t in taus)
+                        + f", with the dashed mean level 1/T = {fmt(1 / T)}"
+                        + (" and the dotted strictly causal profile" if show_strict else "")
+                        + f"; they flatten towards 1/T as τ grows; weight of the first position {firsts}.")
 
 
 def _snr_curves(T, L, rho, taus):
@@ -376,7 +397,20 @@ def attention_snr_tau(*, T: int = 16, L: int = 4, rho: float = 0.5, tau_range=(-
            title=fr"Causal vs mean pooling, $T = {T}$, $L = {L}$")
     ax.legend(fontsize="x-small", frameon=False, ncol=2, loc="upper center",
               bbox_to_anchor=(0.5, -0.2))
+    if own:
+        set_alt(ax.figure, _snr_alt(curves, taus, T, L))
     return ax.figure if own else ax
+
+
+def _snr_alt(curves, taus, T, L) -> str:
+    parts = []
+    for name, (c, m, o) in curves.items():
+        k = int(np.argmax(c))
+        parts.append(f"{plain_text(name)}: causal from {c[0]:.2f} at τ = {fmt(taus[0])} to {c[-1]:.2f} at "
+                     f"τ = {fmt(taus[-1])}, highest {c[k]:.2f} at τ = {fmt(taus[k], 2)}, mean pooling {m:.2f}")
+    return (f"The Rayleigh quotient α/κ of causal attention against τ from {fmt(taus[0])} to {fmt(taus[-1])}, "
+            f"T = {T}, L = {L}, for three correlations, with mean pooling as horizontal lines; "
+            + "; ".join(parts) + ".")
 
 
 def attention_explorer(*, tau: float = 0.0, T: int = 16, L: int = 4, d: int = 256,
@@ -391,7 +425,8 @@ def attention_explorer(*, tau: float = 0.0, T: int = 16, L: int = 4, d: int = 25
     """
     tau = _checks.real("tau", tau)
     T = _checks.integer("T", T, minimum=2)
-    fig, (a1, a2) = figure(2, 1, width=9.6, height=3.6)
+    # panels stacked, so that the figure stays readable on a phone column
+    fig, (a1, a2) = figure(1, 2, width=6.4, height=7.6)
     s = np.arange(1, T + 1)
     W, w = attention_weight_samples(d, T=T, L=L, tau=tau, n_sequences=n_show, seed=seed)
     for k, row in enumerate(W):
@@ -413,4 +448,10 @@ def attention_explorer(*, tau: float = 0.0, T: int = 16, L: int = 4, d: int = 25
            title=fr"Weights at $\tau = {tau:g}$, $T = {T}$")
     a1.legend(fontsize="x-small", frameon=False, loc="center right")
     attention_snr_tau(T=T, L=L, rho=rho, tau_mark=tau, ax=a2)
-    return fig
+    return set_alt(fig, f"Top: attention weights at τ = {fmt(tau)}, T = {T}: limit w(τ) from {fmt(w[0], 2)} at "
+                        f"s = 1 to {fmt(w[-1], 2)} at s = {T}, {n_show} sequences of real attention at d = {d} "
+                        f"around it, and the mean level 1/T; α/κ prefix: causal "
+                        f"{sr.alpha(w, Rp) / sr.kappa(w):.2f}, mean {sr.alpha(m, Rp) / sr.kappa(m):.2f}; suffix: "
+                        f"causal {sr.alpha(w, Rs) / sr.kappa(w):.2f}, mean {sr.alpha(m, Rs) / sr.kappa(m):.2f}. "
+                        f"Bottom, with τ = {fmt(tau)} marked: "
+                        + _snr_alt(_snr_curves(T, L, rho, np.linspace(-8.0, 8.0, 81)), np.linspace(-8.0, 8.0, 81), T, L))

@@ -17,7 +17,7 @@ import seqrmt as sr
 from .. import _checks
 
 from ._style import (IDEAL_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure,
-                     finish)
+                     finish, fmt, set_alt)
 
 __all__ = [
     "experiments_weights",
@@ -77,8 +77,10 @@ def experiments_spectra(*, d: int = 400, delta: float = 0.5, gamma: float = 0.5,
     W = experiments_weights(T, L, names=names)
     R = sr.prefix_correlation(T, L)
     dv, gv = d / V, d / N
-    fig, axes = figure(len(W), 1, width=2.9 * len(W) + 0.5, height=3.4)
+    # one panel per weighting, stacked (readable on a phone column)
+    fig, axes = figure(1, len(W), width=6.4, height=2.7 * len(W) + 0.6)
     axes = np.atleast_1d(axes)
+    alt = []
     for i, (ax, (name, w)) in enumerate(zip(axes, W.items())):
         sim = sr.simulate(d, V, N, w, R, beta, seed=seed, n_vectors=1)
         lam = sim.eigenvalues
@@ -109,12 +111,21 @@ def experiments_spectra(*, d: int = 400, delta: float = 0.5, gamma: float = 0.5,
         ax.set_ylim(0, 1.3 * np.max(counts[2:]))
         title = (fr"{name}: $\alpha/\kappa = {p.alpha / p.kappa:.2f}$" "\n"
                  fr"$|u_S^\top u|^2$ sim {sim.overlaps[0]:.2f}, theory {p.overlap:.2f}")
-        finish(ax, xlabel=r"$\lambda$", ylabel="density" if i == 0 else None, title=title,
+        finish(ax, xlabel=r"$\lambda$", ylabel="density", title=title,
                legend=(i == 0))
+        alt.append(f"{name} weights (α/κ = {p.alpha / p.kappa:.2f}): bulk up to {fmt(p.bulk_edge)}, top "
+                   f"eigenvalue {fmt(lam[0])}, "
+                   + (f"predicted outlier {fmt(p.sample_outlier)} exact" if p.sample_outlier is not None
+                      else "no outlier predicted by the exact theory")
+                   + (f" and {fmt(pi.sample_outlier)} idealized" if pi.sample_outlier is not None
+                      else ", none by the idealized one")
+                   + f", alignment {sim.overlaps[0]:.2f} simulated vs {p.overlap:.2f} predicted")
     fig.suptitle(fr"Spectrum of centered $S$: $d = {d}$, $\delta = {dv:.2g}$, "
                  fr"$\gamma = {gv:.2g}$, $\beta = {beta:g}$, prefix $T = {T}$, $L = {L}$",
                  fontsize="medium")
-    return fig
+    return set_alt(fig, f"Eigenvalue histograms of the centered S, one panel per weighting (d = {d}, "
+                        f"δ = {fmt(dv, 2)}, γ = {fmt(gv, 2)}, β = {fmt(beta)}, prefix model T = {T}, L = {L}), "
+                        f"with the Theorem 1 bulk density and the predicted outliers. " + "; ".join(alt) + ".")
 
 
 # --------------------------------------------------------------------------- (b) alignment
@@ -188,10 +199,14 @@ def experiments_alignment(*, d: int = 300, delta: float = 0.5, gamma: float = 0.
         data = experiments_alignment_data(d=d, delta=delta, gamma=gamma, betas=betas, T=T, L=L,
                                           seeds=seeds, names=names)
     names = data["names"]
-    fig, axes = figure(len(names), 1, width=2.9 * len(names) + 0.5, height=3.3, sharey=True)
+    fig, axes = figure(1, len(names), width=6.4, height=2.6 * len(names) + 0.6, sharey=True)
     axes = np.atleast_1d(axes)
+    alt = []
     for i, (ax, name) in enumerate(zip(axes, names)):
         r = data[name]
+        alt.append(f"{name} (α/κ = {r['alpha_over_kappa']:.2f}): critical β {r['beta_c']:.2f} exact and "
+                   f"{r['beta_c_ideal']:.2f} idealized; at β = {fmt(data['betas'][-1])} simulated "
+                   f"{r['mean'][-1]:.2f}, exact {r['exact'][-1]:.2f}, idealized {r['ideal'][-1]:.2f}")
         ax.plot(data["beta_grid"], r["exact_grid"], color=THEORY_COLOR, lw=1.8,
                 label="exact theory")
         ax.plot(data["beta_grid"], r["ideal_grid"], "--", color=IDEAL_COLOR, lw=1.5,
@@ -206,13 +221,17 @@ def experiments_alignment(*, d: int = 300, delta: float = 0.5, gamma: float = 0.
                 fr"$\beta_c$ = {r['beta_c_ideal']:.2f} (ideal.)", transform=ax.transAxes,
                 ha="right", va="bottom", fontsize="x-small")
         ax.set_ylim(-0.02, 1.0)
-        finish(ax, xlabel=r"$\beta = \|\mu\|^2$", ylabel=r"$|u_S^\top u|^2$" if i == 0 else None,
+        finish(ax, xlabel=r"$\beta = \|\mu\|^2$", ylabel=r"$|u_S^\top u|^2$",
                title=fr"{name} ($\alpha/\kappa = {r['alpha_over_kappa']:.2f}$)", legend=(i == 0))
         if i == 0:
             ax.legend(fontsize="x-small", frameon=False, loc="upper left")
     fig.suptitle(fr"Alignment with the signal: $d = {data['d']}$, $\delta = {data['delta']:.2g}$, "
                  fr"$\gamma = {data['gamma']:.2g}$", fontsize="medium")
-    return fig
+    return set_alt(fig, f"Squared alignment of the top eigenvector of the centered S with the signal against β "
+                        f"from {fmt(data['betas'][0])} to {fmt(data['betas'][-1])} (d = {data['d']}, "
+                        f"δ = {fmt(data['delta'], 2)}, γ = {fmt(data['gamma'], 2)}), one panel per weighting: "
+                        f"simulated means ({data[names[0]]['n']} seeds) with exact and idealized theory curves. "
+                        + "; ".join(alt) + ".")
 
 
 # --------------------------------------------------------------------------- (c) downstream
@@ -265,4 +284,9 @@ def experiments_classification(*, d: int = 300, delta: float = 0.5,
            title=fr"Ridge classification of the prefix sign: $d = {data['d']}$, "
                  fr"$V = {data['V']}$, $\beta = {data['beta']:g}$")
     ax.legend(fontsize="small", frameon=False, loc="lower right")
-    return fig
+    return set_alt(fig, f"Test accuracy of ridge classification of the prefix sign against the number of training "
+                        f"sequences N (log scale, N = " + ", ".join(str(n) for n in data["N"])
+                        + f"; d = {data['d']}, V = {data['V']}, β = {fmt(data['beta'])}), one curve per weighting, "
+                          f"chance level 0.5 dotted: "
+                        + "; ".join(f"{n} (α/κ = {data['alpha_over_kappa'][n]:.2f}) from {data[n]['mean'][0]:.2f} "
+                                    f"to {data[n]['mean'][-1]:.2f}" for n in data["names"]) + ".")

@@ -22,7 +22,7 @@ from ..spectrum import bulk_atom, bulk_density, bulk_edges
 from ..spikes import (critical_beta, population_threshold, predict, sample_threshold,
                       spike_curve)
 from ._style import (IDEAL_COLOR, MEAN_SPIKE_COLOR, SIM_COLOR, THEORY_COLOR, figure,
-                     finish)
+                     finish, fmt, set_alt)
 
 __all__ = ["spikes_spectrum", "spikes_centering", "spikes_vs_beta",
            "spikes_phase_diagram"]
@@ -78,7 +78,9 @@ def _draw_spectrum(ax, sim, exact, ideal, *, bins, show_legend=True):
     ax.set_ylim(0.0, ymax)
     finish(ax, xlabel=r"eigenvalue $\lambda$", ylabel="density", legend=False)
     if show_legend:
-        ax.legend(fontsize="x-small", frameon=False, loc="upper right")
+        # below the axes, so that it never hides the outliers
+        ax.legend(fontsize="x-small", frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.22),
+                  ncol=2)
 
 
 def _overlap_text(sim, exact, ideal, centered):
@@ -92,6 +94,29 @@ def _overlap_text(sim, exact, ideal, centered):
     if not centered:
         txt += rf"; with $\bar z$: {sim.mean_overlaps[0]:.2f}"
     return txt
+
+
+def _spectrum_alt(sim, exact, ideal) -> str:
+    """Key numbers of one spectrum panel: bulk edge, top eigenvalues, predicted outliers."""
+    p = exact if exact is not None else ideal
+    right = bulk_edges(p.delta, p.gamma, p.kappa)[1]
+    lam = sim.eigenvalues
+    n_out = int(np.sum(lam > right * 1.02))
+    parts = [f"bulk up to {fmt(right)}",
+             f"top simulated eigenvalue {fmt(lam[0])}"
+             + (f" ({n_out} above the bulk edge)" if n_out else " (none clearly above the bulk edge)")]
+    if exact is not None:
+        if exact.sample_outlier is not None:
+            parts.append(f"exact prediction of the signal outlier {fmt(exact.sample_outlier)}")
+        else:
+            parts.append("exact theory predicts no signal outlier")
+        if exact.mean_outlier is not None:
+            parts.append(f"vocabulary-mean outlier predicted at {fmt(exact.mean_outlier)}")
+    if ideal is not None:
+        parts.append(f"idealized prediction {fmt(ideal.sample_outlier)}" if ideal.sample_outlier
+                     is not None else "idealized theory predicts no outlier")
+    parts.append(f"squared alignment of the top eigenvector with the signal {sim.overlaps[0]:.2f}")
+    return "; ".join(parts)
 
 
 def spikes_spectrum(*, beta: float = 1.0, delta: float = 0.5, gamma: float = 0.25, T: int = 16,
@@ -144,7 +169,10 @@ def spikes_spectrum(*, beta: float = 1.0, delta: float = 0.5, gamma: float = 0.2
     ax.set_title(rf"{weights} weights, $\beta={beta:g}$, $\delta={delta:g}$, $\gamma={gamma:g}$, "
                  f"{'centered' if centered else 'uncentered'}\n" + _overlap_text(sim, exact, ideal, centered),
                  fontsize="small")
-    return fig
+    return set_alt(fig, f"Histogram of the eigenvalues of one simulated {'centered' if centered else 'uncentered'} "
+                        f"S (d = {d}, prefix model T = {T}, L = {L}) with {weights} weights at β = {fmt(beta)}, "
+                        f"δ = {fmt(delta)}, γ = {fmt(gamma)}, and the bulk density of Theorem 1: "
+                        + _spectrum_alt(sim, exact, ideal) + ".")
 
 
 def spikes_centering(*, beta: float = 1.0, delta: float = 0.5, gamma: float = 0.5, T: int = 16,
@@ -162,7 +190,9 @@ def spikes_centering(*, beta: float = 1.0, delta: float = 0.5, gamma: float = 0.
     d, V, N = _sizes(d, delta, gamma)
     R = prefix_correlation(T, L)
     w = named_weights(weights, R)
-    fig, axes = figure(2, 1, width=9.5, height=3.7, sharey=False)
+    # panels stacked, so that the figure stays readable on a phone column
+    fig, axes = figure(1, 2, width=6.4, height=7.6, sharey=False)
+    alt = []
     for ax, centered in zip(axes, (False, True)):
         sim = simulate(d, V, N, w, R, beta, centered=centered, seed=seed, n_vectors=3)
         kw = dict(delta_norm2=sim.delta_norm2, zbar_norm2=sim.zbar_norm2) if realized else {}
@@ -172,7 +202,13 @@ def spikes_centering(*, beta: float = 1.0, delta: float = 0.5, gamma: float = 0.
                      + rf"top eigvec: $|\hat u^\top u|^2$={sim.overlaps[0]:.2f}, "
                      + rf"$|\hat u^\top \bar z|^2/\|\bar z\|^2$={sim.mean_overlaps[0]:.2f}",
                      fontsize="small")
-    return fig
+        alt.append(f"{'Top, uncentered S' if not centered else 'Bottom, centered S'}: "
+                   + _spectrum_alt(sim, exact, None)
+                   + f"; squared alignment of the top eigenvector with the vocabulary mean "
+                     f"{sim.mean_overlaps[0]:.2f}.")
+    return set_alt(fig, f"Eigenvalue histograms of the same simulated data (d = {d}, {weights} weights, "
+                        f"β = {fmt(beta)}, δ = {fmt(delta)}, γ = {fmt(gamma)}) before and after centering. "
+                        + " ".join(alt))
 
 
 def _curve(theta, beta, delta, gamma, kappa, finite_table):
@@ -202,7 +238,7 @@ def spikes_vs_beta(*, delta: float = 0.5, gamma: float = 0.25, T: int = 16, L: i
     loc_e, ov_e = _curve(a * (b + delta), b, delta, gamma, k, True)
     loc_i, ov_i = _curve(a * b, b, delta, gamma, k, False)
     edge = bulk_edges(delta, gamma, k)[1]
-    fig, (ax1, ax2) = figure(2, 1, width=9.5, height=3.6)
+    fig, (ax1, ax2) = figure(1, 2, width=6.4, height=7.0)
     ax1.plot(b, loc_e, color=THEORY_COLOR, lw=1.8, label=r"exact, $\theta=\alpha(\beta+\delta)$")
     ax1.plot(b, loc_i, color=IDEAL_COLOR, lw=1.8, ls="--", label=r"idealized, $\theta=\alpha\beta$")
     ax1.axhline(edge, color=_EDGE_COLOR, ls="-.", lw=1, label="bulk edge")
@@ -235,7 +271,28 @@ def spikes_vs_beta(*, delta: float = 0.5, gamma: float = 0.25, T: int = 16, L: i
            title=f"{weights} weights, prefix $T={T}, L={L}$, $\\delta={delta:g}$, $\\gamma={gamma:g}$")
     finish(ax2, xlabel=r"signal strength $\beta=\|\mu\|^2$", ylabel=r"$|\hat u_1^\top u|^2$",
            title="alignment of the top eigenvector with $u=\\mu/\\|\\mu\\|$")
-    return fig
+    crit = {ft: critical_beta(delta, gamma, w, R, finite_table=ft) for ft in (True, False)}
+
+    def onset(ft: bool, name: str) -> str:
+        if crit[ft] <= 0:
+            return f"{name}: an outlier already at β = 0"
+        if crit[ft] >= beta_max:
+            return f"{name}: no outlier up to β = {fmt(beta_max)}"
+        return f"{name}: outlier from the critical β = {fmt(crit[ft])}"
+
+    alt = (f"Two panels against the signal strength β from 0 to {fmt(beta_max)}, {weights} weights, "
+           f"prefix model T = {T}, L = {L}, δ = {fmt(delta)}, γ = {fmt(gamma)}. Top: top eigenvalue "
+           f"of the centered S against the bulk edge {fmt(edge)}; {onset(True, 'exact theory')}, "
+           f"{onset(False, 'idealized theory')}; at β = {fmt(beta_max)} the predicted top eigenvalue is "
+           f"{fmt(loc_e[-1])} (exact) and {fmt(loc_i[-1])} (idealized). Bottom: squared alignment of the "
+           f"top eigenvector with the signal, 0 without an outlier, reaching {ov_e[-1]:.2f} (exact) and "
+           f"{ov_i[-1]:.2f} (idealized) at β = {fmt(beta_max)}.")
+    if seeds and sim_betas:
+        alt += (f" Simulated means (d = {d}, {len(seeds)} seed{'s' if len(seeds) > 1 else ''}) at β = "
+                + ", ".join(fmt(x) for x in sim_betas)
+                + ": top eigenvalue " + ", ".join(fmt(x) for x in top.mean(1))
+                + "; alignment " + ", ".join(f"{x:.2f}" for x in ov.mean(1)) + ".")
+    return set_alt(fig, alt)
 
 
 _PHASE_COLORS = ("#eeeeee", "#f6d7b0", "#c7e6c1")
@@ -309,4 +366,18 @@ def spikes_phase_diagram(*, plane: str = "gamma", delta: float = 0.5, gamma: flo
                  rf"$\alpha/\kappa={a / k:.2f}$")
     ax.legend(handles=handles, fontsize="x-small", loc="center left", bbox_to_anchor=(1.01, 0.5),
               frameon=False)
-    return fig
+    ylab_txt = "γ = d/N" if plane == "gamma" else "δ = d/V"
+    frac = [float(np.mean(region == r)) for r in (0, 1, 2)]
+    # smallest beta with a sample outlier at the lowest and highest y of the grid
+    def first_beta(row):
+        hit = np.nonzero(region[row] == 2)[0]
+        return f"β ≈ {fmt(b[hit[0]], 2)}" if hit.size else f"no β up to {fmt(beta_max)}"
+    alt = (f"Phase diagram of the signal spike, {weights} weights, prefix model T = {T}, L = {L}, "
+           f"{'δ' if plane == 'gamma' else 'γ'} = {fmt(delta if plane == 'gamma' else gamma)}, "
+           f"α/κ = {a / k:.2f}: horizontal axis signal strength β from 0 to {fmt(beta_max)}, vertical "
+           f"axis {ylab_txt} from 0 to {fmt(y_max)}. Regions: no outlier ({frac[0]:.0%} of the plane, "
+           f"small β), population outlier only ({frac[1]:.0%}), sample outlier ({frac[2]:.0%}, large β). "
+           f"The sample outlier appears from {first_beta(0)} at {ylab_txt.split(' ')[0]} = {fmt(y[0], 2)} "
+           f"and from {first_beta(-1)} at {ylab_txt.split(' ')[0]} = {fmt(y[-1], 2)}; solid lines are the "
+           "exact thresholds" + (", dashed the idealized ones, to their left." if ideal else "."))
+    return set_alt(fig, alt)

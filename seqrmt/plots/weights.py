@@ -19,7 +19,7 @@ from ..attention import kappa as _kappa
 from ..experiments import simulate
 from ..model import copula_correlation, markov_correlation, prefix_correlation, sizes
 from ..spikes import critical_beta, spike_curve
-from ._style import SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, finish
+from ._style import SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, finish, fmt, plain_text, set_alt
 
 __all__ = ["weights_correlation", "weights_family", "weights_profiles", "weights_markov_profile",
            "weights_rayleigh", "weights_alignment", "weights_negative"]
@@ -109,7 +109,21 @@ def weights_profiles(*, family: str = "prefix", T: int = 16, L: int = 4, rho: fl
            title=_family_label(family, T, L, rho, decay))
     finish(ax2, ylabel=r"$\alpha/\kappa = w^\top R w / w^\top w$", title="Rayleigh quotient")
     ax2.legend(fontsize="small", frameon=False, loc="upper left")
-    return fig
+    desc = []
+    for name in _NAMES:
+        w = ws[name]
+        wp = w / w.sum() if abs(w.sum()) > 1e-12 else w
+        shape = ("flat at " + fmt(wp[0]) if np.ptp(wp) < 1e-9 else
+                 f"from {fmt(wp[0], 2)} at t = 1 to {fmt(wp[-1], 2)} at t = {T}, largest {fmt(wp.max(), 2)}")
+        nz = int(np.sum(np.abs(wp) > 1e-9))
+        if nz < T:
+            shape += f", nonzero on {nz} positions"
+        desc.append(f"{name} weights {shape}")
+    return set_alt(fig, f"Weight profiles for the {plain_text(_family_label(family, T, L, rho, decay))} model. "
+                        f"Left: weights against the position t (each summing to one): " + "; ".join(desc)
+                        + ". Right: bars of the Rayleigh quotient α/κ: "
+                        + ", ".join(f"{n} {r:.2f}" for n, r in zip(_NAMES, ratios))
+                        + f"; dashed line at its maximum λ max(R) = {top:.2f}.")
 
 
 def weights_markov_profile(*, T: int = 16, rhos=(0.3, 0.6, 0.9, 0.99)):
@@ -139,6 +153,14 @@ def weights_markov_profile(*, T: int = 16, rhos=(0.3, 0.6, 0.9, 0.99)):
         ax.plot(tt, amp * np.cos(omega * (tt - (T + 1) / 2)), color=col, lw=1)
         ax.plot(t, u, "o", color=col, ms=4, label=rf"$\rho={r:g}$, $\omega={omega:.3f}$")
     ax.set_ylim(0, 1.08)
+    ends = []
+    for r in rhos:
+        u = optimal_weights(markov_correlation(T, r))
+        ends.append(f"ρ = {fmt(r)}: {fmt(u[0] / u.max(), 2)}")
+    set_alt(fig, f"Top eigenvectors of the Markov correlation ρ^|t-s| for T = {T}, scaled to maximum one, "
+                 f"as points against the position t, with fitted cosine arches as lines: symmetric arches "
+                 f"about the middle position, flatter for larger ρ; value at the first position "
+                 + ", ".join(ends) + ".")
     finish(ax, xlabel="position $t$", ylabel=r"optimal $w_t$ / max",
            title=r"Markov model: top eigenvector of $\rho^{|t-s|}$ (points) and cosine arch (lines)")
     return fig
@@ -168,7 +190,12 @@ def weights_rayleigh(*, family: str = "prefix", T: int = 16, L: int = 4, rho: fl
     ax.set_xlim(lam[0] - pad, lam[-1] + pad)
     finish(ax, xlabel=r"$\alpha/\kappa = w^\top R w / w^\top w$", ylabel="density",
            title=_family_label(family, R.shape[0], L, rho, decay))
-    return fig
+    marks = ", ".join(f"{name} at {_alpha(w, R) / _kappa(w):.2f}" for name, w in weights_family(R).items())
+    return set_alt(fig, f"Histogram of the Rayleigh quotient α/κ of {n_random} random attention weights "
+                        f"({plain_text(_family_label(family, R.shape[0], L, rho, decay))}): middle half between "
+                        f"{fmt(np.quantile(q, 0.25))} and {fmt(np.quantile(q, 0.75))}, largest {fmt(q.max())}; "
+                        f"vertical lines for {marks}; shaded eigenvalue range of R from {fmt(lam[0])} "
+                        f"to {fmt(lam[-1])}.")
 
 
 def weights_alignment(*, family: str = "prefix", T: int = 16, L: int = 4, rho: float = 0.8,
@@ -195,6 +222,7 @@ def weights_alignment(*, family: str = "prefix", T: int = 16, L: int = 4, rho: f
     seeds = list(seeds)
     sim_betas = [_checks.nonnegative("sim_betas", x) for x in sim_betas]
     fig, ax = figure(width=6.6, height=3.8)
+    alt = []
     for name in _NAMES:
         w = ws[name]
         k, a = _kappa(w), _alpha(w, R)
@@ -211,6 +239,11 @@ def weights_alignment(*, family: str = "prefix", T: int = 16, L: int = 4, rho: f
             sd = ov.std(axis=1, ddof=1) if len(seeds) > 1 else np.zeros(len(sim_betas))
             ax.errorbar(sim_betas, ov.mean(1), sd, fmt="o", color=col, mec="k", mew=0.5,
                         capsize=3, zorder=5)
+        txt = (f"{name} (α/κ = {a / k:.2f}): critical β {fmt(bc) if bc < beta_max else 'beyond ' + fmt(beta_max)}, "
+               f"alignment {c.overlap[-1] * b[-1] / (b[-1] + delta):.2f} at β = {fmt(beta_max)}")
+        if seeds and sim_betas:
+            txt += f" (simulated {ov.mean(1)[-1]:.2f} at β = {fmt(sim_betas[-1])})"
+        alt.append(txt)
     if seeds and sim_betas:
         ax.plot([], [], "o", color=SIM_COLOR, mec="k", mew=0.5,
                 label=f"simulation ($d={d}$, {len(seeds)} seeds)")
@@ -219,7 +252,12 @@ def weights_alignment(*, family: str = "prefix", T: int = 16, L: int = 4, rho: f
     finish(ax, xlabel=r"signal strength $\beta=\|\mu\|^2$", ylabel=r"$|\hat u_1^\top u|^2$",
            title=_family_label(family, R.shape[0], L, rho, decay)
            + rf", $\delta={delta:g}$, $\gamma={gamma:g}$")
-    return fig
+    sim_txt = (f" Points: simulations (d = {d}, {len(seeds)} seeds) at β = "
+               + ", ".join(fmt(x) for x in sim_betas) + "." if seeds and sim_betas else "")
+    return set_alt(fig, f"Squared alignment of the top eigenvector of the centered S with the signal against "
+                        f"β from 0 to {fmt(beta_max)} ({plain_text(_family_label(family, R.shape[0], L, rho, decay))}, "
+                        f"δ = {fmt(delta)}, γ = {fmt(gamma)}), theory lines for mean, causal and optimal "
+                        f"weights, zero up to each critical β (triangles): " + "; ".join(alt) + "." + sim_txt)
 
 
 _NEG_COLOR = "#8172B3"      # the unconstrained (sign-alternating) optimum
@@ -257,15 +295,16 @@ def weights_negative(*, T: int = 16, rho: float = -0.5, rhos=None):
     R = markov_correlation(T, rho)
     ws = four(R)
     t = np.arange(1, T + 1)
-    fig, (ax1, ax2) = figure(2, 1, width=10.0, height=4.4, gridspec_kw={"width_ratios": [1.3, 1]})
+    # panels stacked: the figure stays readable on a phone column
+    fig, (ax1, ax2) = figure(1, 2, width=6.4, height=8.0)
     for name, w in ws.items():
         ax1.plot(t, w / np.linalg.norm(w), "o-", color=colors[name], ms=4, lw=1.3,
                  label=rf"{labels[name]}: $\alpha/\kappa={snr(w, R):.2f}$")
     ax1.axhline(0, color="k", lw=0.6)
     finish(ax1, xlabel="position $t$", ylabel=r"$w_t/\|w\|$",
            title=rf"Markov, $T={T}$, $\rho={rho:g}$: weights at unit norm")
-    ax1.legend(fontsize="x-small", frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.16),
-               ncol=2)
+    ax1.legend(fontsize="x-small", frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2),
+               ncol=1)
     curves = {name: [] for name in ws}
     for r in rhos:
         Rr = markov_correlation(T, float(r))
@@ -276,8 +315,21 @@ def weights_negative(*, T: int = 16, rho: float = -0.5, rhos=None):
                  label=labels[name])
     ax2.axvline(rho, color="k", ls=":", lw=1)
     ax2.set_yscale("log")
+    # one legend (left panel) names the four colours of both panels
     finish(ax2, xlabel=r"Markov parameter $\rho$", ylabel=r"$\alpha/\kappa$ (log scale)",
-           title=r"Rayleigh quotient against $\rho$")
-    ax2.legend(fontsize="x-small", frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.16),
-               ncol=2)
-    return fig
+           title=r"Rayleigh quotient against $\rho$", legend=False)
+    u = ws["unconstrained"]
+    sx = ws["simplex"]
+    split = [float(r) for r in rhos if abs(curves["unconstrained"][list(rhos).index(r)]
+                                           - curves["simplex"][list(rhos).index(r)]) > 1e-6]
+    return set_alt(fig, f"Markov signs with ρ = {fmt(rho)}, T = {T}. Top: weights at unit norm against the "
+                        f"position: the top eigenvector of R "
+                        f"{'alternates in sign' if np.any(u > 1e-9) and np.any(u < -1e-9) else 'has one sign'}, "
+                        f"the best attention weights are nonzero on {int(np.sum(sx > 1e-9))} of {T} positions, "
+                        f"mean weights are flat and causal weights decrease; α/κ = "
+                        + ", ".join(f"{n} {snr(w, R):.2f}" for n, w in ws.items())
+                        + f". Bottom: α/κ against ρ from {fmt(rhos[0])} to {fmt(rhos[-1])} on a log scale; the "
+                          "top-eigenvector and best-attention curves "
+                        + (f"split for ρ ≤ {fmt(max(split))}" if split else "coincide")
+                        + f"; at ρ = {fmt(rhos[0])}: " + ", ".join(f"{n} {c[0]:.2f}" for n, c in curves.items())
+                        + ".")
