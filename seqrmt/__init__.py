@@ -9,5 +9,7 @@ from .spectrum import *  # noqa: F401,F403
 from .attention import *  # noqa: F401,F403
 from .spikes import *  # noqa: F401,F403
 from .experiments import *  # noqa: F401,F403
+from .learning import *  # noqa: F401,F403
+from .toolkit import *  # noqa: F401,F403
 
 __version__ = "0.1.0"

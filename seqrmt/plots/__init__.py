@@ -12,3 +12,5 @@ from .weights import *  # noqa: F401,F403
 from .attention import *  # noqa: F401,F403
 from .experiments import *  # noqa: F401,F403
 from .validation import *  # noqa: F401,F403
+from .learning import *  # noqa: F401,F403
+from .toolkit import *  # noqa: F401,F403
