@@ -49,6 +49,7 @@ __all__ = [
     "critical_gamma",
     "critical_N",
     "critical_delta",
+    "spectral_classifier_accuracy",
 ]
 
 
@@ -383,3 +384,60 @@ def critical_delta(gamma: float, w: ArrayLike, R: ArrayLike, beta: float, *,
     m = np.array([margin(x) for x in grid])
     roots = [brentq(margin, grid[i], grid[i + 1]) for i in np.nonzero(np.sign(m[:-1]) * np.sign(m[1:]) < 0)[0]]
     return np.array(roots)
+
+
+def spectral_classifier_accuracy(overlap: float, spike_norm2: float, noise_var: float,
+                                 alpha: float, label_weight: float) -> float:
+    """Accuracy of the spectral classifier ``sign(u_hat^T (c - E c))`` on a fresh sequence.
+
+    Derived in this book (chapter 6, exercise on the spectral classifier), under two
+    approximations: ``u_hat`` (the top eigenvector of ``S``, its sign chosen so that
+    ``u_hat^T (mu + Delta) >= 0``) is independent of the new sequence, and the
+    projected noise is Gaussian. With the decomposition
+    ``c = (w^T xi)(mu + Delta) + sigma_w zbar + eps`` and the label ``y = xi_1``, write
+    ``w^T xi = w_L y + r`` with ``w_L = sum_t w_t R_t1`` (``sum_{s<=L} w_s`` for the prefix
+    model, so that ``w_L^2 = alpha_y``) and ``r`` uncorrelated with ``y`` (independent of it
+    for the prefix model), ``Var r = alpha - w_L^2``. With
+    ``Pi = u_hat^T (mu + Delta)``, ``Pi^2 = overlap * spike_norm2``, and
+    ``noise_var = u_hat^T (kappa W) u_hat``,
+
+    ``P(sign(u_hat^T (c - E c)) = y) = F_N(w_L Pi / sqrt(Pi^2 (alpha - w_L^2) + noise_var))``,
+
+    with ``F_N`` the standard normal distribution function.
+
+    Parameters
+    ----------
+    overlap : float
+        Squared cosine between ``u_hat`` and ``u_tilde = (mu + Delta)/||mu + Delta||``, in
+        ``[0, 1]``; its limit is ``population_overlap * sample_overlap`` of :func:`predict`.
+    spike_norm2 : float
+        ``||mu + Delta||^2 >= 0`` (tends to ``beta + delta``).
+    noise_var : float
+        ``u_hat^T (kappa W) u_hat > 0``, the variance of the projected token noise given
+        the table (``W`` the within-class covariance of the table noise).
+    alpha : float
+        ``w^T R w > 0``.
+    label_weight : float
+        ``w_L = sum_t w_t R_t1``, the covariance of ``w^T xi`` with the label; needs
+        ``w_L^2 <= alpha``.
+
+    Returns
+    -------
+    float
+        The predicted accuracy, in ``[0, 1]`` (``1/2`` when ``w_L Pi = 0``).
+    """
+    from scipy.special import ndtr
+
+    overlap = _checks.nonnegative("overlap", overlap)
+    if overlap > 1:
+        raise ValueError(f"overlap must be in [0, 1], got {overlap}")
+    spike_norm2 = _checks.nonnegative("spike_norm2", spike_norm2)
+    noise_var = _checks.positive("noise_var", noise_var)
+    alpha = _checks.positive("alpha", alpha)
+    m = _checks.real("label_weight", label_weight)
+    if m * m > alpha * (1 + 1e-12):
+        raise ValueError(f"label_weight must satisfy label_weight^2 <= alpha = {alpha}, got {m}")
+    a2 = overlap * spike_norm2
+    var = a2 * max(alpha - m * m, 0.0) + noise_var
+    return float(ndtr(m * np.sqrt(a2) / np.sqrt(var)))
+

@@ -312,6 +312,14 @@ bad("classification_curve", "R", "binary but not copula-reachable",
     lambda: sr.classification_curve(8, 10, [20], {"m": W}, R_NOT_COPULA, 1.0, seeds=1))
 
 
+bad("spectral_classifier_accuracy", "overlap", "above 1",
+    lambda: sr.spectral_classifier_accuracy(1.5, 2.0, 0.3, 1.0, 0.5))
+bad("spectral_classifier_accuracy", "noise_var", "zero",
+    lambda: sr.spectral_classifier_accuracy(0.5, 2.0, 0.0, 1.0, 0.5))
+bad("spectral_classifier_accuracy", "label_weight", "square above alpha",
+    lambda: sr.spectral_classifier_accuracy(0.5, 2.0, 0.3, 1.0, 2.0))
+
+
 def _public_callables():
     return {name for name in dir(sr)
             if not name.startswith("_") and callable(getattr(sr, name))
@@ -341,7 +349,7 @@ def test_bad_input_raises_naming_parameter(func, param, desc, call):
 # extreme but valid values: finite results, no hang
 # ---------------------------------------------------------------------------
 
-TIME_LIMIT = 2.0     # seconds per call; the functions below take milliseconds normally
+TIME_LIMIT = 10.0    # seconds per call: catches a hang; the calls take milliseconds even on a busy machine
 
 RATIOS = [1e-8, 1e-3, 1.0, 1e3, 1e8]
 
