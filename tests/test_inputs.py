@@ -37,7 +37,8 @@ R_NOT_COPULA = (4 / 3) * np.eye(4) - (1 / 3) * np.ones((4, 4))
 W3 = sr.mean_weights(3)
 
 # Result containers returned by the functions, not entry points: no validation expected.
-RESULT_CONTAINERS = {"VocabularyTable", "Prediction", "Simulation", "SpikeCurve", "Summary"}
+RESULT_CONTAINERS = {"VocabularyTable", "Prediction", "Simulation", "SpikeCurve", "Summary",
+                     "LearnedAttention"}
 
 BAD_INPUTS: list[tuple[str, str, str, object]] = []   # (function, parameter, description, call)
 
@@ -312,6 +313,37 @@ bad("classification_curve", "R", "binary but not copula-reachable",
     lambda: sr.classification_curve(8, 10, [20], {"m": W}, R_NOT_COPULA, 1.0, seeds=1))
 
 
+# toolkit (chapter 0)
+bad("stieltjes_inversion", "stieltjes", "not callable", lambda: sr.stieltjes_inversion(3.0, [1.0], 1e-3))
+bad("stieltjes_inversion", "eps", "zero", lambda: sr.stieltjes_inversion(np.conj, [1.0], 0.0))
+bad("empirical_stieltjes", "eigenvalues", "empty", lambda: sr.empirical_stieltjes(1j, []))
+bad("empirical_stieltjes", "eigenvalues", "NaN", lambda: sr.empirical_stieltjes(1j, [NAN]))
+bad("mp_r_transform", "ratio", "negative", lambda: sr.mp_r_transform(0.1, -0.5))
+bad("mp_r_transform", "scale", "zero", lambda: sr.mp_r_transform(0.1, 0.5, 0.0))
+bad("mp_s_transform", "ratio", "NaN", lambda: sr.mp_s_transform(0.1, NAN))
+bad("semicircle_density", "variance", "zero", lambda: sr.semicircle_density(0.0, 0.0))
+bad("bbp_threshold", "gamma", "negative", lambda: sr.bbp_threshold(-1.0))
+bad("bbp_outlier", "theta", "negative", lambda: sr.bbp_outlier(-1.0, 0.5))
+bad("bbp_outlier", "gamma", "str", lambda: sr.bbp_outlier(1.0, "0.5"))
+bad("bbp_overlap", "gamma", "zero", lambda: sr.bbp_overlap(1.0, 0.0))
+bad("spiked_covariance_sample", "d", "zero", lambda: sr.spiked_covariance_sample(0, 0.5, 1.0))
+bad("spiked_covariance_sample", "theta", "negative", lambda: sr.spiked_covariance_sample(10, 0.5, -1.0))
+bad("wishart_product_eigenvalues", "delta", "zero", lambda: sr.wishart_product_eigenvalues(10, 0.0, 0.5))
+bad("wishart_product_eigenvalues", "d", "str", lambda: sr.wishart_product_eigenvalues("10", 0.5, 0.5))
+# learned attention (chapter 8)
+bad("learn_attention", "kind", "unknown", lambda: sr.learn_attention(R, 1.0, d=8, V=10, N=20, kind="x"))
+bad("learn_attention", "N", "zero", lambda: sr.learn_attention(R, 1.0, d=8, V=10, N=0))
+bad("learn_attention", "beta", "negative", lambda: sr.learn_attention(R, -1.0, d=8, V=10, N=20))
+bad("learn_attention", "steps", "zero", lambda: sr.learn_attention(R, 1.0, d=8, V=10, N=20, steps=0))
+bad("learn_attention", "lr", "NaN", lambda: sr.learn_attention(R, 1.0, d=8, V=10, N=20, lr=NAN))
+bad("learn_attention", "label", "beyond T", lambda: sr.learn_attention(R, 1.0, d=8, V=10, N=20, label=T + 1))
+bad("supervised_weights", "label", "zero", lambda: sr.supervised_weights(R, 0))
+bad("supervised_weights", "beta", "negative", lambda: sr.supervised_weights(R, 1, beta=-1.0))
+bad("label_signal", "w", "wrong length", lambda: sr.label_signal(W3, R))
+bad("token_snr", "result", "not a result", lambda: sr.token_snr(3.0))
+bad("weight_statistics", "W", "NaN", lambda: sr.weight_statistics(np.full((5, T), NAN), XI))
+bad("weight_statistics", "W", "shape", lambda: sr.weight_statistics(np.ones((4, T)), XI))
+bad("learned_spectrum", "result", "not a result", lambda: sr.learned_spectrum("x"))
 bad("spectral_classifier_accuracy", "overlap", "above 1",
     lambda: sr.spectral_classifier_accuracy(1.5, 2.0, 0.3, 1.0, 0.5))
 bad("spectral_classifier_accuracy", "noise_var", "zero",
