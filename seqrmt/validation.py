@@ -16,7 +16,30 @@ This module runs the comparisons of the chapter "How exact is the theory?":
   ``kappa (MP_delta boxtimes MP_gamma)`` as the sequence length ``T`` varies (``T = 1``
   is the case where token counts are classical rather than free Poisson);
 * :func:`to_csv` / :func:`read_csv` (``csv`` module only) and :func:`load_atlas` /
-  :func:`load_finite_size` for the precomputed tables shipped in ``seqrmt/data``.
+  :func:`load_finite_size` / :func:`load_finite_size_large` / :func:`load_cost` for the
+  precomputed tables shipped in ``seqrmt/data``; :func:`cost_exponent` and
+  :func:`atlas_hours` read the measured cost of one simulation against ``d``.
+
+Scaling out.  :func:`atlas`, :func:`finite_size`, :func:`bulk_vs_T` and
+:func:`spikes_vs_T` take ``executor=`` (any :class:`concurrent.futures.Executor`;
+default: run in this process) and ``progress=`` (a ``tqdm`` bar).  The unit of work is
+one simulation (one seed of one setting) with single-threaded BLAS, and the results are
+reassembled in seed order, so the rows are bitwise identical whatever the executor::
+
+    from concurrent.futures import ProcessPoolExecutor
+    with ProcessPoolExecutor(8) as ex:
+        rows = atlas(1600, 6, executor=ex, progress=True)
+
+    from dask.distributed import Client          # pip install seqrmt[cluster]
+    with Client("tcp://scheduler:8786") as client:
+        rows = atlas(3200, 6, executor=client.get_executor(), progress=True)
+
+Executors that run units in threads of one process (``ThreadPoolExecutor``, a Dask
+worker with several threads) are not recommended: the BLAS thread limit is set per
+process, so concurrent units would interfere; use one thread per worker process.
+A simulation never forms the ``d x N`` pooled matrix (the sequences are pooled
+2048 at a time into ``S``), so it holds the table noise ``Z^T``
+(``V x d``), ``S`` and the copy of ``S`` that LAPACK factorizes.
 
 Quantities compared (``quantity`` column of :func:`atlas`):
 
@@ -82,7 +105,7 @@ from numpy.typing import ArrayLike
 from . import _checks
 from .experiments import _eigh_top
 from .attention import WEIGHT_NAMES, kappa as _kappa, mean_weights, named_weights
-from .model import (copula_correlation, make_table, markov_correlation, prefix_correlation, sample_signs, sample_tokens, sizes, _token_matrix)
+from .model import (copula_correlation, markov_correlation, prefix_correlation, sample_signs, sample_tokens, sizes, _token_matrix)
 from .spectrum import BulkLaw, finite_T_bulk
 from .spikes import critical_beta, predict, sample_threshold, spike_curve
 
@@ -112,6 +135,10 @@ __all__ = [
     "read_csv",
     "load_atlas",
     "load_finite_size",
+    "load_finite_size_large",
+    "load_cost",
+    "cost_exponent",
+    "atlas_hours",
     "ATLAS_QUANTITIES",
     "blas_threads",
 ]
@@ -557,9 +584,45 @@ def kolmogorov_distance(eigenvalues: ArrayLike, law, n_exclude: int = 0) -> floa
     return float(max(np.max(np.abs(right - F)), np.max(np.abs(left - F_left))))
 
 
-def _pool_sparse(ZT: np.ndarray, tokens: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """``C = sum_t w_t Z[:, tokens[:, t]]`` (d x N) from the transposed table noise ``ZT``."""
-    return np.ascontiguousarray((_token_matrix(tokens, w, ZT.shape[0]) @ ZT).T)
+#: Sequences pooled at a time in :func:`_spectra` (fixed, so that the result does not
+#: depend on the machine; at most ``_POOL_CHUNK x d`` pooled values are held at once).
+_POOL_CHUNK = 2048
+
+
+def _table_noise_T(d: int, V: int, rng: np.random.Generator) -> np.ndarray:
+    """The transposed table noise ``Z^T`` (``V x d``), the draws of
+    ``seqrmt.make_table(d, V, 0, seed=rng)`` (``E = Z``, drawn row by row of the ``d x V``
+    table), written block of rows by block of rows so that ``Z`` and ``Z^T`` are never
+    held together."""
+    ZT = np.empty((V, d))
+    step = max(1, (1 << 21) // V)
+    for i in range(0, d, step):
+        j = min(d, i + step)
+        ZT[:, i:j] = rng.standard_normal((j - i, V)).T
+    return ZT
+
+
+def _pooled_moments(ZT: np.ndarray, tokens: np.ndarray, xi: np.ndarray, w: np.ndarray):
+    """``S0 = C C^T / N`` (lower triangle only, Fortran order), ``a = C y / N``,
+    ``m = y^T y / N``, ``cbar0 = C 1 / N`` and ``ybar`` for ``C = sum_t w_t Z[:, tokens[:, t]]``
+    (d x N) and ``y = xi w``, accumulated over blocks of :data:`_POOL_CHUNK` sequences
+    (a rank-``k`` update ``dsyrk`` per block): the ``d x N`` matrix ``C`` is never formed."""
+    from scipy.linalg import blas
+    V, d = ZT.shape
+    N = tokens.shape[0]
+    y = xi @ w
+    S0 = np.zeros((d, d), order="F")
+    csum = np.zeros(d)
+    a = np.zeros(d)
+    for lo in range(0, N, _POOL_CHUNK):
+        hi = min(N, lo + _POOL_CHUNK)
+        CT = np.asarray(_token_matrix(tokens[lo:hi], w, V) @ ZT)      # C[:, lo:hi]^T, (n, d)
+        S0 = blas.dsyrk(1.0, CT.T, beta=1.0, c=S0, trans=0, lower=1, overwrite_c=1)
+        a += CT.T @ y[lo:hi]
+        csum += CT.sum(axis=0)
+        del CT
+    S0 /= N
+    return S0, a / N, float(y @ y) / N, csum / N, float(y.mean())
 
 
 def _spectra(d: int, V: int, N: int, R: np.ndarray, weights: Mapping[str, np.ndarray],
@@ -567,45 +630,53 @@ def _spectra(d: int, V: int, N: int, R: np.ndarray, weights: Mapping[str, np.nda
              n_top: int = 6):
     """Yield ``(wname, beta, centered, eigenvalues, top vectors, table info)`` for one seed.
 
-    Same draws as :func:`seqrmt.simulate` with this seed, for every weight, beta and centering.
+    Same draws as :func:`seqrmt.simulate` with this seed, for every weight, beta and
+    centering.  Memory: the table noise ``Z^T`` (``V x d``, freed before the last weight's
+    eigendecompositions), one ``d x d`` matrix per pending (beta, centering) and one block of
+    :data:`_POOL_CHUNK` pooled vectors; the ``d x N`` pooled matrix is never formed, and
+    only the ``n_top`` top eigenvectors are computed.
     """
     with blas_threads(1):
         yield from _spectra_body(d, V, N, R, weights, betas, centerings, seed, n_top)
 
 
 def _spectra_body(d, V, N, R, weights, betas, centerings, seed, n_top):
+    from scipy.linalg import blas
     rng = np.random.default_rng(seed)
-    table = make_table(d, V, 0.0, seed=rng)          # E = Z (beta enters below, exactly)
+    ZT = _table_noise_T(d, V, rng)                   # E = Z (beta enters below, exactly)
     xi = sample_signs(N, R, seed=rng)
     tokens = sample_tokens(xi, V, seed=rng)
-    Delta, zbar = table.Delta, table.zbar
+    h = V // 2
+    Delta = (ZT[:h].sum(axis=0) - ZT[h:].sum(axis=0)) / V
+    zbar = ZT.mean(axis=0)
     info = dict(Delta=Delta, zbar=zbar, delta_norm2=float(Delta @ Delta), zbar_norm2=float(zbar @ zbar))
-    ZT = np.ascontiguousarray(table.E.T)
-    for wname, w in weights.items():
-        C = _pool_sparse(ZT, tokens, w)
-        y = xi @ w
-        S0 = C @ C.T
-        S0 /= N
-        a = C @ y / N
-        m = float(y @ y) / N
-        cbar0 = C.mean(axis=1)
-        ybar = float(y.mean())
-        del C
-        for beta in betas[wname]:
+    witems = list(weights.items())
+    centerings = list(centerings)
+    for iw, (wname, w) in enumerate(witems):
+        S0, a, m, cbar0, ybar = _pooled_moments(ZT, tokens, xi, w)
+        if iw == len(witems) - 1:
+            del ZT                                   # not needed any more
+        bs = list(betas[wname])
+        for ib, beta in enumerate(bs):
             sb = math.sqrt(beta)
-            S = S0.copy()
+            # the last beta updates S0 in place; the others work on a copy
+            S = S0 if ib == len(bs) - 1 else S0.copy(order="F")
             S[0, :] += sb * a
             S[:, 0] += sb * a
             S[0, 0] += beta * m
-            for centered in centerings:
+            for ic, centered in enumerate(centerings):
                 if centered:
                     cb = cbar0.copy()
                     cb[0] += sb * ybar
-                    Sc = S - np.outer(cb, cb)
+                    Sc = S if ic == len(centerings) - 1 else S.copy(order="F")
+                    Sc = blas.dsyr(-1.0, cb, lower=1, a=Sc, overwrite_a=1)   # S - cb cb^T (lower)
                 else:
                     Sc = S
                 lam, U = _eigh_top(Sc, min(n_top, d))
+                del Sc
                 yield wname, beta, centered, lam, U, info
+            del S
+        del S0
 
 
 def _predicted(p, kind: str) -> dict:
@@ -669,6 +740,58 @@ def _empirical(lam, U, beta, info, pred: dict, law) -> dict:
     return out
 
 
+# --------------------------------------------------------------------------- executors
+def _check_executor(executor):
+    """``None`` or an object with a callable ``submit`` (a :class:`concurrent.futures.Executor`)."""
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise TypeError("executor must be None or a concurrent.futures.Executor (an object with "
+                        f"a submit method), got {type(executor).__name__}")
+    return executor
+
+
+def _run_units(fn, tasks: Sequence[tuple], executor=None, progress: bool = False, desc: str = "") -> list:
+    """``[fn(*task) for task in tasks]``, in the order of ``tasks``, on ``executor``.
+
+    ``executor`` is None (run here, one unit after the other) or any
+    :class:`concurrent.futures.Executor`: a ``ProcessPoolExecutor``, or
+    ``dask.distributed.Client(...).get_executor()`` for a cluster.  Every unit is one
+    simulation with its own seed and single-threaded BLAS, and the results are put back in
+    the order of ``tasks`` before anything is averaged, so the outcome does not depend on
+    the executor nor on the order in which units finish.  With ``progress`` a ``tqdm``
+    bar (``tqdm.auto``: a widget in a notebook) shows the units done, the elapsed time and
+    an estimate of the time left.  When a unit fails, the units not yet started are
+    cancelled and the error is raised.
+    """
+    tasks = list(tasks)
+    results: list = [None] * len(tasks)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=len(tasks), desc=desc or None, unit="sim", smoothing=0.1)
+    try:
+        if executor is None:
+            for i, t in enumerate(tasks):
+                results[i] = fn(*t)
+                if bar is not None:
+                    bar.update()
+        else:
+            from concurrent.futures import as_completed
+            futures = {executor.submit(fn, *t): i for i, t in enumerate(tasks)}
+            try:
+                for f in as_completed(futures):
+                    results[futures[f]] = f.result()
+                    if bar is not None:
+                        bar.update()
+            except BaseException:
+                for f in futures:
+                    f.cancel()
+                raise
+    finally:
+        if bar is not None:
+            bar.close()
+    return results
+
+
 # --------------------------------------------------------------------------- the atlas
 def _phase(p) -> str:
     if p.sample_outlier is not None:
@@ -698,9 +821,40 @@ def _grid(grid: Mapping | None) -> dict:
     return g
 
 
+def _atlas_block(d: int, dl_nom: float, gm_nom: float, rname: str, T: int, wnames):
+    """Sizes, realized ratios, correlation and weights of one ``(delta, gamma, R)`` block."""
+    V, N = sizes(d, dl_nom, gm_nom)
+    R = atlas_correlation(rname, T)
+    return V, N, d / V, d / N, R, {wn: named_weights(wn, R) for wn in wnames}
+
+
+def _atlas_unit(d: int, dl_nom: float, gm_nom: float, rname: str, T: int, wnames: tuple,
+                bl: dict, centerings: tuple, seed: int) -> dict:
+    """One unit of work of :func:`atlas`: one seed of one ``(delta, gamma, R)`` block.
+
+    One table and one set of sequences (seed ``seed``) serve every weight, strength and
+    centering of the block.  Returns the per-seed empirical values and realized-table
+    predictions of each ``(weights, beta, centered)`` and the run time of the unit.
+    Module-level with plain arguments, so that it can be sent to another process.
+    """
+    t0 = time.perf_counter()
+    with blas_threads(1):
+        V, N, dl, gm, R, ws = _atlas_block(d, dl_nom, gm_nom, rname, T, wnames)
+        laws = {wn: BulkLaw(dl, gm, _kappa(w)) for wn, w in ws.items()}
+        out = []
+        for wn, b, c, lam, U, info in _spectra(d, V, N, R, ws, bl, centerings, seed):
+            pv = _predicted(predict(dl, gm, ws[wn], R, b, centered=c), "limit")
+            emp = _empirical(lam, U, b, info, pv, laws[wn])
+            pr = _predicted(predict(dl, gm, ws[wn], R, b, centered=c, delta_norm2=info["delta_norm2"],
+                                    zbar_norm2=info["zbar_norm2"]), "realized")
+            out.append((wn, b, c, {q: float(x) for q, x in emp.items()},
+                        {q: float(pr[q]) for q in ATLAS_QUANTITIES}))
+    return dict(samples=out, seconds=time.perf_counter() - t0)
+
+
 def atlas(d: int = 800, seeds: int | Sequence[int] = 4, *, grid: Mapping | None = None,
           tol: Tolerance | None = None, T: int = _T, progress: bool = False,
-          betas: Mapping[str, float] | None = None) -> list[dict]:
+          betas: Mapping[str, float] | None = None, executor=None) -> list[dict]:
     """Run the validation grid: predicted against empirical values with spreads over seeds.
 
     Parameters
@@ -717,10 +871,18 @@ def atlas(d: int = 800, seeds: int | Sequence[int] = 4, *, grid: Mapping | None 
     T : int
         Sequence length (16 in the book).
     progress : bool
-        Print one line per (delta, gamma, R) block with the elapsed time.
+        Show a progress bar (``tqdm``): simulations done, elapsed time, time left.
     betas : dict, optional
         Override the three strengths ``{"low": .., "mid": .., "high": ..}`` of
         :func:`atlas_betas` (same for every setting).
+    executor : concurrent.futures.Executor, optional
+        Where the simulations run (default: here, one after the other).  The unit of work
+        is one seed of one ``(delta, gamma, R)`` block (one table and one set of sequences
+        serve its weights, strengths and centerings), with single-threaded BLAS; results
+        are reassembled in seed order, so the rows are identical, bit for bit, whatever the
+        executor: ``concurrent.futures.ProcessPoolExecutor(n)`` on one machine,
+        ``dask.distributed.Client(...).get_executor()`` on a cluster
+        (``pip install seqrmt[cluster]``).
 
     Returns
     -------
@@ -736,24 +898,29 @@ def atlas(d: int = 800, seeds: int | Sequence[int] = 4, *, grid: Mapping | None 
     seeds = list(range(_checks.integer("seeds", seeds))) if isinstance(seeds, (int, np.integer)) else list(seeds)
     if not seeds:
         raise ValueError("seeds must contain at least one seed")
+    seeds = [_checks.integer("seeds", s, minimum=0) for s in seeds]
+    T = _checks.integer("T", T)
+    _check_executor(executor)
     tol = tol or Tolerance()
     g = _grid(grid)
-    rows: list[dict] = []
-    t0 = time.time()
     blocks = [(dl, gm, rn) for dl in g["delta"] for gm in g["gamma"] for rn in g["R"]]
-    for ib, (dl_nom, gm_nom, rname) in enumerate(blocks):
-        V, N = sizes(d, dl_nom, gm_nom)
-        dl, gm = d / V, d / N
-        R = atlas_correlation(rname, T)
-        ws = {wn: named_weights(wn, R) for wn in g["weights"]}
+    setups, tasks = [], []
+    for dl_nom, gm_nom, rname in blocks:
+        V, N, dl, gm, R, ws = _atlas_block(d, dl_nom, gm_nom, rname, T, g["weights"])
         choice = {wn: atlas_betas(dl, gm, w, R) for wn, w in ws.items()}
         if betas is not None:
             for wn in ws:
                 choice[wn]["betas"] = {k: float(betas[k]) for k in ("low", "mid", "high")}
                 choice[wn]["rule"] = "given"
         bl = {wn: [choice[wn]["betas"][r] for r in g["regime"]] for wn in ws}
+        setups.append((dl_nom, gm_nom, rname, V, N, dl, gm, R, ws, choice, bl))
+        ubl = {k: sorted(set(v)) for k, v in bl.items()}
+        tasks += [(d, dl_nom, gm_nom, rname, T, tuple(g["weights"]), ubl, tuple(g["centered"]), s)
+                  for s in seeds]
+    results = _run_units(_atlas_unit, tasks, executor, progress, desc=f"atlas d={d}")
+    rows: list[dict] = []
+    for ib, (dl_nom, gm_nom, rname, V, N, dl, gm, R, ws, choice, bl) in enumerate(setups):
         laws = {wn: BulkLaw(dl, gm, _kappa(w)) for wn, w in ws.items()}
-        # predictions (limit, ideal) per (w, beta, centered)
         preds = {}
         for wn, w in ws.items():
             for b in set(bl[wn]):
@@ -761,15 +928,8 @@ def atlas(d: int = 800, seeds: int | Sequence[int] = 4, *, grid: Mapping | None 
                     preds[wn, b, c] = (predict(dl, gm, w, R, b, centered=c),
                                        predict(dl, gm, w, R, b, centered=c, finite_table=False))
         samples: dict = {}
-        for s in seeds:
-            for wn, b, c, lam, U, info in _spectra(d, V, N, R, ws, {k: sorted(set(v)) for k, v in bl.items()},
-                                                   g["centered"], s):
-                p, _ = preds[wn, b, c]
-                pv = _predicted(p, "limit")
-                emp = _empirical(lam, U, b, info, pv, laws[wn])
-                pr = _predicted(predict(dl, gm, ws[wn], R, b, centered=c,
-                                        delta_norm2=info["delta_norm2"], zbar_norm2=info["zbar_norm2"]),
-                                "realized")
+        for res in results[ib * len(seeds):(ib + 1) * len(seeds)]:      # in seed order
+            for wn, b, c, emp, pr in res["samples"]:
                 samples.setdefault((wn, b, c), []).append((emp, pr))
         for wn, w in ws.items():
             ch = choice[wn]
@@ -810,9 +970,6 @@ def atlas(d: int = 800, seeds: int | Sequence[int] = 4, *, grid: Mapping | None 
                                    predicted_finite_d=fin, predicted_corrected=corr,
                                    empirical=mean, std=std, sem=sem, n=n, error=err, tol=t)
                         rows.append(row)
-        if progress:
-            print(f"[{ib + 1}/{len(blocks)}] delta={dl_nom} gamma={gm_nom} R={rname}: "
-                  f"{len(seeds)} seeds, {time.time() - t0:.1f} s", flush=True)
     return judge(rows, tol)
 
 
@@ -837,17 +994,58 @@ FINITE_SIZE_SETTINGS: dict[str, tuple] = {
 }
 
 
+def _scaling_unit(d: int, dl_nom: float, gm_nom: float, rname: str, T: int, wname: str, beta: float,
+                  centered: bool, seed: int) -> dict:
+    """One unit of work of :func:`finite_size`: one seed of one setting at one ``d``.
+
+    Returns the empirical values, the predictions with this table's realized norms and the
+    run time.  Module-level with plain arguments, so that it can be sent to another process.
+    """
+    t0 = time.perf_counter()
+    with blas_threads(1):
+        V, N = sizes(d, dl_nom, gm_nom)
+        dl, gm = d / V, d / N
+        R = atlas_correlation(rname, T)
+        w = named_weights(wname, R)
+        p = predict(dl, gm, w, R, beta, centered=centered)
+        pv = _predicted(p, "limit")
+        law = BulkLaw(dl, gm, p.kappa)
+        ((_, b, c, lam, U, info),) = _spectra(d, V, N, R, {wname: w}, {wname: [beta]}, [centered], seed)
+        emp = _empirical(lam, U, b, info, pv, law)
+        pr = _predicted(predict(dl, gm, w, R, b, centered=c, delta_norm2=info["delta_norm2"],
+                                zbar_norm2=info["zbar_norm2"]), "realized")
+    return dict(empirical={q: float(x) for q, x in emp.items()},
+                realized={q: float(pr[q]) for q in emp}, seconds=time.perf_counter() - t0)
+
+
+def _finite_size_beta(d: int, dl_nom: float, gm_nom: float, rname: str, T: int, wname: str, rule) -> float:
+    """The strength ``beta`` of a finite-size setting at dimension ``d`` (see :func:`finite_size`)."""
+    V, N = sizes(d, dl_nom, gm_nom)
+    dl, gm = d / V, d / N
+    R = atlas_correlation(rname, T)
+    w = named_weights(wname, R)
+    if rule[0] == "regime":
+        return atlas_betas(dl, gm, w, R)["betas"][rule[1]]
+    if rule[0] == "ratio":        # theta / theta_c = rule[1] for the finite-table spike
+        p0 = predict(dl, gm, w, R, 0.0)
+        return max(0.0, rule[1] * sample_threshold(dl, gm, p0.kappa) / p0.alpha - dl)
+    if rule[0] == "factor":
+        return rule[1] * atlas_betas(dl, gm, w, R)["beta_c_sample"]
+    raise ValueError(f"beta rule must be 'regime', 'ratio' or 'factor', got {rule[0]!r}")
+
+
 def finite_size(ds: Sequence[int] = (200, 400, 800, 1600), seeds: Mapping[int, int] | int | None = None,
                 *, settings: Mapping[str, tuple] | None = None, T: int = _T,
-                progress: bool = False) -> list[dict]:
+                progress: bool = False, executor=None) -> list[dict]:
     """Theory against simulation as ``d`` grows, for a few representative settings.
 
     Parameters
     ----------
     ds : sequence of int
-        Dimensions.
+        Dimensions (the book's table goes to ``d = 3200``: ``seqrmt/data/finite_size_large.csv``).
     seeds : dict d -> count, or int
-        Seeds per dimension (default ``{200: 16, 400: 12, 800: 8, 1600: 8}``, 4 otherwise).
+        Seeds per dimension (default ``{200: 16, 400: 12, 800: 8, 1600: 8}``, 4 otherwise);
+        the seeds are ``1000, 1001, ...``.
     settings : dict, optional
         Name -> ``(delta, gamma, R, weights, centered, rule)`` (default
         :data:`FINITE_SIZE_SETTINGS`); ``rule`` is ``("regime", "low" | "mid" | "high")``
@@ -855,6 +1053,11 @@ def finite_size(ds: Sequence[int] = (200, 400, 800, 1600), seeds: Mapping[int, i
         ``("ratio", r)`` (``beta`` such that ``theta / theta_c = r``).
     T : int
         Sequence length.
+    progress : bool
+        Show a progress bar (``tqdm``): simulations done, elapsed time, time left.
+    executor : concurrent.futures.Executor, optional
+        Where the simulations run (default: here); the unit of work is one seed of one
+        setting at one ``d``, and the rows do not depend on the executor (see :func:`atlas`).
 
     Returns
     -------
@@ -866,76 +1069,73 @@ def finite_size(ds: Sequence[int] = (200, 400, 800, 1600), seeds: Mapping[int, i
         ``||Delta||^2`` and ``||zbar||^2``.
     """
     default = {200: 16, 400: 12, 800: 8, 1600: 8}
+    ds = [_checks.integer("d", d, minimum=8) for d in ds]
     if seeds is None:
         nseeds = {d: default.get(d, 4) for d in ds}
     elif isinstance(seeds, Mapping):
         nseeds = {d: _checks.integer("seeds", seeds.get(d, 4)) for d in ds}
     else:
         nseeds = {d: _checks.integer("seeds", seeds) for d in ds}
+    T = _checks.integer("T", T)
+    _check_executor(executor)
     settings = dict(FINITE_SIZE_SETTINGS if settings is None else settings)
-    rows = []
-    t0 = time.time()
+    groups, tasks = [], []
     for name, (dl_nom, gm_nom, rname, wname, centered, rule) in settings.items():
+        for d in ds:
+            beta = _finite_size_beta(d, dl_nom, gm_nom, rname, T, wname, rule)
+            groups.append((name, d, beta, len(tasks)))
+            tasks += [(d, dl_nom, gm_nom, rname, T, wname, beta, bool(centered), 1000 + s)
+                      for s in range(nseeds[d])]
+    results = _run_units(_scaling_unit, tasks, executor, progress, desc="finite size")
+    rows = []
+    for name, d, beta, start in groups:
+        dl_nom, gm_nom, rname, wname, centered, rule = settings[name]
+        V, N = sizes(d, dl_nom, gm_nom)
+        dl, gm = d / V, d / N
         R = atlas_correlation(rname, T)
         w = named_weights(wname, R)
-        for d in ds:
-            d = _checks.integer("d", d, minimum=8)
-            V, N = sizes(d, dl_nom, gm_nom)
-            dl, gm = d / V, d / N
-            ch = atlas_betas(dl, gm, w, R)
-            if rule[0] == "regime":
-                beta = ch["betas"][rule[1]]
-            elif rule[0] == "ratio":        # theta / theta_c = rule[1] for the finite-table spike
-                p0 = predict(dl, gm, w, R, 0.0)
-                beta = max(0.0, rule[1] * sample_threshold(dl, gm, p0.kappa) / p0.alpha - dl)
-            elif rule[0] == "factor":
-                beta = rule[1] * ch["beta_c_sample"]
-            else:
-                raise ValueError(f"beta rule must be 'regime', 'ratio' or 'factor', got {rule[0]!r}")
-            p = predict(dl, gm, w, R, beta, centered=centered)
-            pv = _predicted(p, "limit")
-            law = BulkLaw(dl, gm, p.kappa)
-            vals: dict = {}
-            reals: dict = {}
-            for s in range(nseeds[d]):
-                for _, b, c, lam, U, info in _spectra(d, V, N, R, {wname: w}, {wname: [beta]}, [centered],
-                                                      1000 + s):
-                    emp = _empirical(lam, U, b, info, pv, law)
-                    pr = _predicted(predict(dl, gm, w, R, b, centered=centered,
-                                            delta_norm2=info["delta_norm2"],
-                                            zbar_norm2=info["zbar_norm2"]), "realized")
-                    for q, x in emp.items():
-                        vals.setdefault(q, []).append(x)
-                        reals.setdefault(q, []).append(pr[q])
-            for q, xs in vals.items():
-                if (q.endswith("_mean") and centered) or (q == "overlap_signal" and beta == 0):
-                    continue
-                xs = np.array(xs, dtype=float)
-                pr = np.array(reals[q], dtype=float)
-                pred = float(pv[q])
-                n = xs.size
-                std = float(xs.std(ddof=1)) if n > 1 else 0.0
-                rows.append(dict(study="scaling", setting=name, d=d, V=V, N=N, delta=dl, gamma=gm,
-                                 R=rname, T=T, weights=wname, centered=bool(centered), beta=beta,
-                                 theta=p.theta, theta_c=sample_threshold(dl, gm, p.kappa),
-                                 quantity=q, predicted=pred, empirical=float(xs.mean()), std=std,
-                                 sem=std / math.sqrt(n), n=n, abs_error=abs(float(xs.mean()) - pred),
-                                 rmse=float(np.sqrt(np.mean((xs - pred) ** 2))),
-                                 predicted_realized=float(pr.mean()),
-                                 rmse_realized=float(np.sqrt(np.mean((xs - pr) ** 2)))))
-            if progress:
-                print(f"finite size: {name}, d={d} ({nseeds[d]} seeds), {time.time() - t0:.1f} s", flush=True)
+        p = predict(dl, gm, w, R, beta, centered=centered)
+        pv = _predicted(p, "limit")
+        res = results[start:start + nseeds[d]]                    # in seed order
+        for q in res[0]["empirical"]:
+            if (q.endswith("_mean") and centered) or (q == "overlap_signal" and beta == 0):
+                continue
+            xs = np.array([r["empirical"][q] for r in res], dtype=float)
+            pr = np.array([r["realized"][q] for r in res], dtype=float)
+            pred = float(pv[q])
+            n = xs.size
+            std = float(xs.std(ddof=1)) if n > 1 else 0.0
+            rows.append(dict(study="scaling", setting=name, d=d, V=V, N=N, delta=dl, gamma=gm,
+                             R=rname, T=T, weights=wname, centered=bool(centered), beta=beta,
+                             theta=p.theta, theta_c=sample_threshold(dl, gm, p.kappa),
+                             quantity=q, predicted=pred, empirical=float(xs.mean()), std=std,
+                             sem=std / math.sqrt(n), n=n, abs_error=abs(float(xs.mean()) - pred),
+                             rmse=float(np.sqrt(np.mean((xs - pred) ** 2))),
+                             predicted_realized=float(pr.mean()),
+                             rmse_realized=float(np.sqrt(np.mean((xs - pr) ** 2)))))
     return rows
+
+
+def _bulk_unit(d: int, V: int, N: int, T: int, seed: int) -> dict:
+    """One unit of work of :func:`bulk_vs_T`: the spectrum of one seed (mean pooling,
+    ``R = I``, ``beta = 0``, centered) and its run time."""
+    t0 = time.perf_counter()
+    ((*_, lam, _, _),) = _spectra(d, V, N, np.eye(T), {"mean": mean_weights(T)}, {"mean": [0.0]}, [True],
+                                  seed, n_top=1)
+    return dict(eigenvalues=lam, seconds=time.perf_counter() - t0)
 
 
 def bulk_vs_T(d: int = 800, Ts: Sequence[int] = (1, 2, 4, 8, 16), seeds: int = 3, *,
               delta: float = 0.5, gamma: float = 0.5, fixed_T: bool = True,
-              progress: bool = False) -> list[dict]:
+              progress: bool = False, executor=None) -> list[dict]:
     """Kolmogorov distance between the empirical bulk and ``kappa (MP_delta boxtimes MP_gamma)``
     (Theorem 1) as a function of the sequence length ``T`` (mean pooling, independent
     positions ``R = I``, ``beta = 0``, centered: no outlier is predicted, so the whole
     spectrum is bulk), and, with ``fixed_T``, to the fixed-``T`` law
     ``seqrmt.finite_T_bulk(delta, gamma, w)``.
+
+    The unit of work is one seed at one ``T`` (seeds ``2000 ..``); ``executor`` and
+    ``progress`` as in :func:`atlas`.
 
     Returns rows with ``study = "bulk_T"``, ``T``, ``d``, the distance to Theorem 1
     (``empirical`` = mean over seeds, ``std``, ``sem``) and, with ``fixed_T``, the
@@ -944,30 +1144,29 @@ def bulk_vs_T(d: int = 800, Ts: Sequence[int] = (1, 2, 4, 8, 16), seeds: int = 3
     """
     d = _checks.integer("d", d, minimum=8)
     seeds = _checks.integer("seeds", seeds)
+    Ts = [_checks.integer("T", T) for T in Ts]
+    _check_executor(executor)
     V, N = sizes(d, delta, gamma)
     dl, gm = d / V, d / N
-    rows = []
-    t0 = time.time()
+    setups = []
     for T in Ts:
-        T = _checks.integer("T", T)
-        R = np.eye(T)
         w = mean_weights(T)
-        p = predict(dl, gm, w, R, 0.0)
+        p = predict(dl, gm, w, np.eye(T), 0.0)
         if p.outliers:
             raise ValueError("bulk_vs_T expects a setting with no predicted outlier")
+        setups.append((T, w, p))
+    tasks = [(d, V, N, T, 2000 + s) for T in Ts for s in range(seeds)]
+    results = _run_units(_bulk_unit, tasks, executor, progress, desc=f"bulk vs T, d={d}")
+    rows = []
+    for i, (T, w, p) in enumerate(setups):
         law = BulkLaw(dl, gm, p.kappa)
         law_T = _fixed_T_law(dl, gm, w) if fixed_T else None
-        ks, ksT = [], []
-        for s in range(seeds):
-            for *_, lam, U, info in _spectra(d, V, N, R, {"mean": w}, {"mean": [0.0]}, [True], 2000 + s):
-                ks.append(kolmogorov_distance(lam, law, 0))
-                if law_T is not None:
-                    ksT.append(kolmogorov_distance(lam, law_T, 0))
-        ks = np.array(ks)
+        res = results[i * seeds:(i + 1) * seeds]
+        ks = np.array([kolmogorov_distance(r["eigenvalues"], law, 0) for r in res])
         std = float(ks.std(ddof=1)) if ks.size > 1 else 0.0
         fixed = {}
         if law_T is not None:
-            ksT = np.array(ksT)
+            ksT = np.array([kolmogorov_distance(r["eigenvalues"], law_T, 0) for r in res])
             stdT = float(ksT.std(ddof=1)) if ksT.size > 1 else 0.0
             fixed = dict(ks_fixed_T=float(ksT.mean()), ks_fixed_T_sem=stdT / math.sqrt(ksT.size),
                          law_gap=law_distance(law, law_T))
@@ -978,15 +1177,13 @@ def bulk_vs_T(d: int = 800, Ts: Sequence[int] = (1, 2, 4, 8, 16), seeds: int = 3
                          sem=std / math.sqrt(ks.size), n=int(ks.size), abs_error=float(ks.mean()),
                          rmse=float(np.sqrt(np.mean(ks**2))), predicted_realized=0.0,
                          rmse_realized=float(np.sqrt(np.mean(ks**2))), **fixed))
-        if progress:
-            print(f"bulk vs T: d={d} T={T}: KS = {ks.mean():.4f}, {time.time() - t0:.1f} s", flush=True)
     return rows
 
 
 def spikes_vs_T(d: int = 800, Ts: Sequence[int] = (1, 2, 4, 16), seeds: int = 16, *,
                 delta: float = 0.5, gamma: float = 0.5, R: str = "independent",
                 ratios: Sequence[float] = (1.5, 3.0), fixed_T: bool = True,
-                progress: bool = False) -> list[dict]:
+                progress: bool = False, executor=None) -> list[dict]:
     """The spike formulas (:func:`seqrmt.predict`) at short sequence lengths.
 
     Mean pooling over ``T`` positions with the atlas correlation ``R``
@@ -997,7 +1194,7 @@ def spikes_vs_T(d: int = 800, Ts: Sequence[int] = (1, 2, 4, 16), seeds: int = 16
     ``study = "spikes_T"``, ``setting = "T=<T>, theta/theta_c=<r>"``, ``ratio`` and the
     right edges of Theorem 1's bulk (``edge_theorem1``) and, with ``fixed_T``, of the
     fixed-``T`` law (``edge_fixed_T``): a predicted outlier below the latter sits in
-    the fixed-``T`` bulk.
+    the fixed-``T`` bulk.  ``executor`` and ``progress`` as in :func:`finite_size`.
     """
     Ts = [_checks.integer("T", T) for T in Ts]
     rows = []
@@ -1005,7 +1202,8 @@ def spikes_vs_T(d: int = 800, Ts: Sequence[int] = (1, 2, 4, 16), seeds: int = 16
         settings = {f"T={T}, theta/theta_c={r:g}": (delta, gamma, R, "mean", True, ("ratio", float(r)))
                     for r in ratios}
         edges = {}
-        for row in finite_size([d], {d: seeds}, settings=settings, T=T, progress=progress):
+        for row in finite_size([d], {d: seeds}, settings=settings, T=T, progress=progress,
+                               executor=executor):
             key = (row["delta"], row["gamma"])
             if key not in edges:
                 w = mean_weights(T)
@@ -1136,3 +1334,77 @@ def load_atlas() -> tuple[list[dict], dict]:
 def load_finite_size() -> tuple[list[dict], dict]:
     """The precomputed finite-size and bulk-vs-T tables (``seqrmt/data/finite_size.csv``)."""
     return _load("finite_size.csv")
+
+
+def load_finite_size_large() -> tuple[list[dict], dict]:
+    """The finite-size table to ``d = 3200`` for three settings (``seqrmt/data/finite_size_large.csv``,
+    written by ``python benchmarks/atlas.py --large`` through the executor path)."""
+    return _load("finite_size_large.csv")
+
+
+def load_cost() -> tuple[list[dict], dict]:
+    """The measured cost of one simulation against ``d`` (``seqrmt/data/cost.csv``, written by
+    ``python benchmarks/atlas.py --cost``): rows ``kind = "cell"`` (one seed of a finite-size
+    setting in a fresh process: ``seconds``, peak resident memory ``peak_mib`` and the
+    interpreter's ``baseline_mib`` before the simulation) and ``kind = "atlas_seed"`` (one
+    seed of the whole atlas grid at ``d = 800``, in one process)."""
+    return _load("cost.csv")
+
+
+def _cell_seconds(rows: Iterable[Mapping]) -> dict:
+    """Run time of one cell at each measured ``d``: the fastest of the repeats (the one least
+    slowed down by other jobs on the machine)."""
+    by_d: dict = {}
+    for r in rows:
+        if r["kind"] == "cell":
+            by_d.setdefault(int(r["d"]), []).append(float(r["seconds"]))
+    return {d: float(np.min(v)) for d, v in sorted(by_d.items())}
+
+
+def cost_exponent(rows: Iterable[Mapping] | None = None, ds: Sequence[int] = (400, 800, 1600, 3200)) -> dict:
+    """Fit ``t(d) = c d^p`` to the time of one cell (least squares on log-log).
+
+    The time at each ``d`` is the fastest of the measured repeats.  Returns ``exponent``
+    (``p``), ``intercept`` (``log c``), the per-``d`` times (``seconds``) and the largest relative residual of the fit (``residual``).  ``rows``
+    default to :func:`load_cost`.  The eigendecomposition and the product ``C C^T`` both
+    cost ``O(d^3)`` at fixed ``delta, gamma``; at small ``d`` the ``O(d^2)`` parts
+    (drawing the table and the tokens) lower the fitted exponent.
+    """
+    rows = load_cost()[0] if rows is None else list(rows)
+    med = _cell_seconds(rows)
+    use = [d for d in ds if d in med]
+    if len(use) < 2:
+        raise ValueError(f"ds must name at least two measured dimensions, measured: {sorted(med)}")
+    slope, intercept = fit_rate(use, [med[d] for d in use])
+    fit = {d: math.exp(intercept) * d**slope for d in use}
+    resid = max(abs(med[d] / fit[d] - 1) for d in use)
+    return dict(exponent=slope, intercept=intercept, seconds={d: med[d] for d in use}, residual=resid)
+
+
+def atlas_hours(d: int, cores: int, rows: Iterable[Mapping] | None = None, *, seeds: int = 6) -> float:
+    """Estimated wall-clock hours of the full atlas (:data:`ATLAS_GRID`, ``seeds`` seeds) at
+    dimension ``d`` on ``cores`` single-threaded workers.
+
+    ``seeds * t_seed * t_cell(d) / t_cell(800) / min(cores, units)``: ``t_seed`` is the
+    measured time of one seed of the whole grid at ``d = 800`` (one process, fastest
+    repeat), scaled by the cost of one cell at ``d`` relative to ``d = 800`` (measured at ``d``,
+    or the power law of :func:`cost_exponent` where ``d`` was not measured), divided
+    among the workers; ``units = 18 * seeds`` simulations can run at once (perfect
+    balance and no scheduling overhead assumed: a lower bound for a real cluster).
+    """
+    d = _checks.integer("d", d, minimum=8)
+    cores = _checks.integer("cores", cores)
+    seeds = _checks.integer("seeds", seeds)
+    rows = load_cost()[0] if rows is None else list(rows)
+    t_seed = [float(r["seconds"]) for r in rows if r["kind"] == "atlas_seed" and int(r["d"]) == 800]
+    if not t_seed:
+        raise ValueError("rows must contain a kind='atlas_seed' row at d = 800")
+    med = _cell_seconds(rows)
+    fit = cost_exponent(rows)
+
+    def cell(x):
+        return med[x] if x in med else math.exp(fit["intercept"]) * x ** fit["exponent"]
+
+    blocks = len(ATLAS_GRID["delta"]) * len(ATLAS_GRID["gamma"]) * len(ATLAS_GRID["R"])
+    total = seeds * min(t_seed) * cell(d) / cell(800)
+    return total / min(cores, blocks * seeds) / 3600.0

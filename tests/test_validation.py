@@ -368,6 +368,67 @@ def test_shipped_finite_size_table():
     assert {r["T"] for r in rows if r["study"] == "spikes_T"} == {1, 2, 4, 16}
 
 
+def test_large_finite_size_table_extends_the_shipped_one():
+    """finite_size_large.csv (executor path, 2 processes) goes to d = 3200; its rows up to
+    d = 1600 use the seeds of finite_size.csv (computed in one process) and must equal them
+    to the stored precision, and its d = 3200 rows agree with the limit theory."""
+    big, meta = sv.load_finite_size_large()
+    assert {r["d"] for r in big} == {200, 400, 800, 1600, 3200}
+    assert "3200: 4" in meta["seeds"] and "process" in meta["runtime_seconds_whole_sweep"]
+    small, _ = sv.load_finite_size()
+    old = {(r["setting"], r["d"], r["quantity"]): r for r in small if r["study"] == "scaling"}
+    compared = 0
+    for r in big:
+        if r["d"] <= 1600:
+            _same(old[r["setting"], r["d"], r["quantity"]], r,
+                  ("beta", "predicted", "empirical", "std", "rmse", "predicted_realized", "rmse_realized"))
+            compared += 1
+    assert compared == sum(r["d"] <= 1600 for r in big) > 50
+    tol = sv.Tolerance()
+    top = [r for r in big if r["d"] == 3200 and r["quantity"] in ("lambda_signal", "overlap_signal")]
+    assert len(top) == 6
+    for r in top:
+        assert abs(r["empirical"] - r["predicted"]) <= tol(r["quantity"], r["predicted"], r["sem"], r["n"]), r
+
+
+def test_large_finite_size_rows_regenerate():
+    """One row of finite_size_large.csv at d = 200, rerun on a 2-process executor."""
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+    big, _ = sv.load_finite_size_large()
+    name = "markov/optimal, uncentered"
+    with ProcessPoolExecutor(2, mp_context=get_context("spawn")) as ex:
+        new = sv.finite_size([200], {200: 16}, settings={name: sv.FINITE_SIZE_SETTINGS[name]}, executor=ex)
+    old = {(r["setting"], r["d"], r["quantity"]): r for r in big}
+    for r in new:
+        _same(old[name, 200, r["quantity"]], r, ("predicted", "empirical", "std", "rmse", "rmse_realized"))
+
+
+def test_shipped_cost_table():
+    rows, meta = sv.load_cost()
+    cells = [r for r in rows if r["kind"] == "cell"]
+    assert {r["d"] for r in cells} >= {400, 800, 1600, 3200, 6400}
+    assert all(r["peak_mib"] > r["baseline_mib"] > 0 and r["seconds"] > 0 for r in cells)
+    fit = sv.cost_exponent(rows)
+    assert 2.0 < fit["exponent"] < 3.5
+    # the fit through four points reproduces each to within its largest residual
+    for d, t in fit["seconds"].items():
+        assert abs(t / (math.exp(fit["intercept"]) * d ** fit["exponent"]) - 1) <= fit["residual"] + 1e-12
+    h = {(d, n): sv.atlas_hours(d, n, rows) for d in (800, 1600, 3200, 6400) for n in (1, 2, 108, 1000)}
+    for n in (1, 2, 108):
+        assert h[800, n] < h[1600, n] < h[3200, n] < h[6400, n]
+    assert h[3200, 1] == pytest.approx(2 * h[3200, 2])
+    assert h[3200, 108] == pytest.approx(h[3200, 1000])        # 108 units: no gain beyond 108 workers
+    seed = min(r["seconds"] for r in rows if r["kind"] == "atlas_seed")
+    assert h[800, 1] == pytest.approx(6 * seed / 3600)
+    with pytest.raises(ValueError, match="cores"):
+        sv.atlas_hours(3200, 0, rows)
+    with pytest.raises(ValueError, match="atlas_seed"):
+        sv.atlas_hours(3200, 2, cells)
+    with pytest.raises(ValueError, match="ds"):
+        sv.cost_exponent(rows, ds=(400, 123))
+
+
 # ----------------------------------------------------------------- full sweep
 @pytest.mark.slow
 @pytest.mark.skipif(os.environ.get("SEQRMT_FULL_SWEEP") != "1",

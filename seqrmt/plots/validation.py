@@ -17,7 +17,7 @@ from ..model import sizes
 from ..spectrum import BulkLaw
 from ..spikes import critical_beta, predict, spike_curve
 from ._style import (IDEAL_COLOR, MEAN_SPIKE_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS,
-                     figure, finish)
+                     figure, finish, fmt, set_alt)
 
 __all__ = [
     "validation_table","validation_atlas", "validation_ideal", "validation_mean_spike",
@@ -75,6 +75,7 @@ def validation_atlas(*, delta: float = 0.5, gamma: float = 0.25, rows=None,
     Ws = [x for x in ("mean", "causal", "optimal") if any(r["weights"] == x for r in sel)]
     fig, axes = figure(2, 1, width=9.0, height=3.8)
     tol = _v.Tolerance()
+    summary = []
     for ax, q in zip(axes, (eigenvalue, overlap)):
         is_eig = q.startswith("lambda")
         pts = []   # (x, y, sem, weights, regime, centered, status)
@@ -90,7 +91,7 @@ def validation_atlas(*, delta: float = 0.5, gamma: float = 0.25, rows=None,
                     pts.append((x, (r["empirical"] - r["predicted"]) / scale, r["sem"] / scale,
                                 wn, r["regime"], bool(r["centered"]), r["status"]))
                 ticks.append(k)
-                labels.append(f"{Rn}\n{wn}")
+                labels.append(f"{Rn} {wn}")
                 k += 1
         if pts:
             x, y, e = (np.array([p[i] for p in pts], dtype=float) for i in range(3))
@@ -109,10 +110,17 @@ def validation_atlas(*, delta: float = 0.5, gamma: float = 0.25, rows=None,
                             ax.scatter(x[sel_i], y[sel_i], s=30, marker=m, c=col if cen else "white",
                                        edgecolors=col, linewidths=1.0, zorder=3)
         band = tol.eig_rtol if is_eig else tol.overlap_atol
+        ys = np.array([p[1] for p in pts], dtype=float)
+        st = [p[6] for p in pts]
+        what = ("relative error of the " + q.replace("_", " ") if is_eig
+                else "error (simulation minus theory) of the squared cosine " + q.replace("_", " "))
+        summary.append(f"{what}: {len(pts)} points, {int(np.sum(np.abs(ys) <= band))} inside the grey band "
+                       f"±{fmt(band)}, largest {fmt(np.max(np.abs(ys)) if ys.size else 0, 2)}; "
+                       f"{st.count('disagree')} disagree, {st.count('explained')} explained")
         ax.axhspan(-band, band, color="0.88", zorder=0)
         ax.axhline(0, color=THEORY_COLOR, lw=0.8)
         ax.set_xticks(ticks)
-        ax.set_xticklabels(labels, fontsize="x-small")
+        ax.set_xticklabels(labels, fontsize="x-small", rotation=90)
         ax.set_xlim(-0.6, k - 0.4)
         name = {"lambda_signal": r"\lambda_{\rm signal}", "lambda_1": r"\lambda_1",
                 "lambda_2": r"\lambda_2", "lambda_mean": r"\lambda_{\rm mean}",
@@ -127,7 +135,10 @@ def validation_atlas(*, delta: float = 0.5, gamma: float = 0.25, rows=None,
     axes[1].legend(handles=handles, fontsize="x-small", frameon=False, loc="best", ncol=2)
     fig.suptitle(rf"atlas at $\delta = {delta:g}$, $\gamma = {gamma:g}$, $d = {sel[0]['d']}$ "
                  rf"({sel[0]['n']} seeds, bars $\pm$ 1 s.e.m.); grey: absolute tolerance", fontsize="medium")
-    return fig
+    return set_alt(fig, f"Validation atlas at δ = {fmt(delta)}, γ = {fmt(gamma)}, d = {sel[0]['d']}, {sel[0]['n']} seeds: "
+                        f"theory against simulation for every cell, grouped by correlation ({', '.join(Rs)}) and "
+                        f"weights ({', '.join(Ws)}), markers by β regime and centering. Left, "
+                        + summary[0] + ". Right, " + summary[1] + ".")
 
 
 def validation_ideal(*, rows=None, centered: bool = True):
@@ -141,6 +152,7 @@ def validation_ideal(*, rows=None, centered: bool = True):
     if not isinstance(centered, (bool, np.bool_)):
         raise ValueError(f"centered must be True or False, got {centered!r}")
     fig, axes = figure(2, 1, width=8.4, height=3.8)
+    summary = []
     for ax, q, lab in zip(axes, ("lambda_signal", "overlap_signal"),
                           (r"signal eigenvalue $\lambda$", r"squared cosine $|\hat u^\top u|^2$")):
         sel = [r for r in rows if r["quantity"] == q and r["centered"] == centered]
@@ -149,6 +161,10 @@ def validation_ideal(*, rows=None, centered: bool = True):
         idl = np.array([r["predicted_ideal"] for r in sel])
         ax.plot(idl, emp, "s", ms=4, color=IDEAL_COLOR, alpha=0.7, label=r"idealized ($\theta=\alpha\beta$)")
         ax.plot(ex, emp, "o", ms=4, color=THEORY_COLOR, alpha=0.8, label=r"exact ($\theta=\alpha(\beta+\delta)$)")
+        rms = lambda pred: float(np.sqrt(np.mean((emp - pred) ** 2)))  # noqa: E731
+        summary.append(f"{'signal eigenvalue' if q == 'lambda_signal' else 'squared cosine'} "
+                       f"({len(sel)} cells): root-mean-square distance to the diagonal {fmt(rms(ex), 2)} for the "
+                       f"exact prediction and {fmt(rms(idl), 2)} for the idealized one")
         hi = max(emp.max(), ex.max(), idl.max()) * 1.05
         lo = 0.0 if q.startswith("overlap") else min(emp.min(), ex.min(), idl.min()) * 0.95
         ax.plot([lo, hi], [lo, hi], color="0.5", lw=0.8, ls="--")
@@ -157,7 +173,9 @@ def validation_ideal(*, rows=None, centered: bool = True):
         finish(ax, xlabel=f"predicted {lab}", ylabel=f"simulated {lab}")
     fig.suptitle(f"every {'centered' if centered else 'uncentered'} cell of the atlas: "
                  "which prediction does the simulation follow?", fontsize="medium")
-    return fig
+    return set_alt(fig, f"Simulated against predicted values for every {'centered' if centered else 'uncentered'} "
+                        f"cell of the atlas, exact predictions as dots and idealized ones as squares, with the "
+                        f"diagonal dashed. Left, " + summary[0] + ". Right, " + summary[1] + ".")
 
 
 def validation_mean_spike(*, rows=None):
@@ -199,7 +217,16 @@ def validation_mean_spike(*, rows=None):
     ax.text(0.05, 0.92, "top eigenvector = vocabulary mean", transform=ax.transAxes, fontsize="x-small",
             color=MEAN_SPIKE_COLOR)
     finish(ax, xlabel="predicted signal eigenvalue (or bulk edge)", ylabel="predicted mean outlier")
-    return fig
+    emp = np.array([r["empirical"] for r in sel])
+    pr = np.array([r["predicted"] for r in sel])
+    prr = np.array([r["predicted_realized"] for r in sel])
+    sig = np.array([r["signal_outlier"] if np.isfinite(r["signal_outlier"]) else r["bulk_edge"] for r in sel])
+    return set_alt(fig, f"The vocabulary-mean outlier of the uncentered S over {len(sel)} atlas cells. Left: simulated "
+                        f"against predicted location, coloured by weights, largest relative error "
+                        f"{np.max(np.abs(emp / pr - 1)):.1%} with the limit prediction and "
+                        f"{np.max(np.abs(emp / prr - 1)):.1%} with the realized table. Right: predicted mean outlier "
+                        f"against predicted signal eigenvalue; in {int(np.sum(pr > sig))} of {len(sel)} cells it lies "
+                        f"above the diagonal, where the top eigenvector is the vocabulary mean.")
 
 
 def validation_scaling(*, rows=None, quantity: str = "lambda_signal"):
@@ -244,7 +271,11 @@ def validation_scaling(*, rows=None, quantity: str = "lambda_signal"):
     finish(axes[1], xlabel="$d$", ylabel=f"std over seeds of {quantity}{rel}")
     for ax in axes:
         ax.legend(fontsize="xx-small", frameon=False)
-    return fig
+    return set_alt(fig, f"Finite-size scaling of {quantity.replace('_', ' ')} on log-log axes, d = "
+                        + ", ".join(str(int(x)) for x in allds) + f". Left: root-mean-square error{rel} against d; "
+                        "fitted slopes " + ", ".join(f"{n} {rates.get((n, quantity), np.nan):+.2f}" for n in settings)
+                        + f". Right: standard deviation over seeds{rel} with d^-1/2 and d^-2/3 reference lines; slopes "
+                        + ", ".join(f"{n} {srates.get((n, quantity), np.nan):+.2f}" for n in settings) + ".")
 
 
 def _has(r, key):
@@ -308,7 +339,16 @@ def validation_bulk_T(*, rows=None):
     r0 = rows[0]
     fig.suptitle(rf"bulk law vs $T$ (mean pooling, $R = I$, $\beta = 0$, $\delta = {r0['delta']:.2g}$, "
                  rf"$\gamma = {r0['gamma']:.2g}$)", fontsize="medium")
-    return fig
+    big = [r for r in rows if r["d"] == ds[-1]]
+    per_T = "; ".join(
+        f"T = {r['T']}: {fmt(r['empirical'], 2)} to Theorem 1"
+        + (f", {fmt(r['ks_fixed_T'], 2)} to the fixed-T law" if _has(r, "ks_fixed_T") else "")
+        for r in sorted(big, key=lambda r: r["T"]))
+    return set_alt(fig, f"Kolmogorov distance of the simulated bulk (mean pooling, R = I, β = 0, "
+                        f"δ = {fmt(r0['delta'], 2)}, γ = {fmt(r0['gamma'], 2)}) to the Theorem 1 law and to the "
+                        f"fixed-T law. Left: against the sequence length T = " + ", ".join(map(str, Ts))
+                        + ", one shade per d = " + ", ".join(map(str, ds)) + f", log scales. Right: against d, one "
+                        f"colour per T, with a 1/d reference. At d = {ds[-1]}: " + per_T + ".")
 
 
 def validation_spikes_T(*, rows=None):
@@ -323,6 +363,7 @@ def validation_spikes_T(*, rows=None):
     tol = _v.Tolerance()
     fig, axes = figure(2, 1, width=8.4, height=3.4)
     ratios = sorted({round(r["ratio"], 6) for r in rows})
+    worst = []
     markers = ["o", "^", "s", "D"]
     for ax, q in zip(axes, ("lambda_signal", "overlap_signal")):
         for j, rt in enumerate(ratios):
@@ -335,6 +376,10 @@ def validation_spikes_T(*, rows=None):
                         color=SIM_COLOR if j else THEORY_COLOR, ms=5, capsize=2,
                         label=rf"$\theta/\theta_c = {rt:g}$")
         band = tol.eig_rtol if q.startswith("lambda") else tol.overlap_atol
+        errs = [(r["T"], (r["empirical"] - r["predicted"]) / (r["predicted"] if q.startswith("lambda") else 1.0))
+                for r in rows if r["quantity"] == q]
+        t_w, e_w = max(errs, key=lambda te: abs(te[1])) if errs else (0, 0.0)
+        worst.append(f"largest error {fmt(e_w, 2)} (at T = {t_w}), band ±{fmt(band)}")
         ax.axhspan(-band, band, color="0.88", zorder=0)
         ax.axhline(0, color=THEORY_COLOR, lw=0.8)
         ax.set_xscale("log", base=2)
@@ -349,7 +394,12 @@ def validation_spikes_T(*, rows=None):
     r0 = rows[0]
     fig.suptitle(rf"spike formulas at short $T$ ($d = {r0['d']}$, {r0['n']} seeds, $R = I$, mean pooling, "
                  rf"$\delta = {r0['delta']:.2g}$, $\gamma = {r0['gamma']:.2g}$)", fontsize="medium")
-    return fig
+    return set_alt(fig, f"Spike formulas at short sequence lengths T = "
+                        + ", ".join(str(t) for t in sorted({r['T'] for r in rows}))
+                        + f" (d = {r0['d']}, {r0['n']} seeds, R = I, mean pooling, δ = {fmt(r0['delta'], 2)}, "
+                          f"γ = {fmt(r0['gamma'], 2)}), one marker per θ/θc = " + ", ".join(fmt(x) for x in ratios)
+                        + ". Left: relative error of the signal eigenvalue, " + worst[0]
+                        + ". Right: error of the squared cosine with μ, " + worst[1] + ".")
 
 
 def validation_bulk_histogram(*, T: int = 1, d: int = 400, delta: float = 0.5, gamma: float = 0.5,
@@ -385,7 +435,11 @@ def validation_bulk_histogram(*, T: int = 1, d: int = 400, delta: float = 0.5, g
     axes[1].set_xlim(0, xmax)
     finish(axes[1], xlabel=r"$\lambda$", ylabel="distribution function",
            title=f"Kolmogorov distance $D = {D:.3f}$")
-    return fig
+    return set_alt(fig, f"Simulated spectrum of the centered S for mean pooling over T = {T} independent positions "
+                        f"(d = {d}, δ = {fmt(delta)}, γ = {fmt(gamma)}, β = 0) against the Theorem 1 bulk law with "
+                        f"support {fmt(left)} to {fmt(right)}. Left: histogram and density, largest simulated "
+                        f"eigenvalue {fmt(lam[0])}. Right: empirical and theoretical distribution functions; "
+                        f"Kolmogorov distance {D:.3f}.")
 
 
 def validation_transition(*, R: str = "prefix", weights: str = "mean", delta: float = 0.5,
@@ -445,7 +499,13 @@ def validation_transition(*, R: str = "prefix", weights: str = "mean", delta: fl
            title=rf"{R}, {weights} weights: $\beta_c$ = {bs:.2f} (exact), {bsi:.2f} (idealized)")
     finish(axes[1], xlabel=r"$\beta = \|\mu\|^2$", ylabel=r"signal eigenvalue $\lambda$",
            title=rf"$\delta = {dl:.2g}$, $\gamma = {gm:.2g}$, centered $S$")
-    return fig
+    return set_alt(fig, f"Across the transitions, {R} correlation, {weights} weights, δ = {fmt(dl, 2)}, γ = {fmt(gm, 2)}, "
+                        f"centered S, β from 0 to {fmt(bmax, 2)}; critical β {bs:.2f} (exact) and {bsi:.2f} "
+                        f"(idealized). Left: squared cosine with μ, at β = {fmt(betas[-1], 2)} simulated "
+                        f"{ov.mean(0)[-1]:.2f} (d = {d}, {seeds} seeds), exact {ex.overlap[-1] * frac[-1]:.2f}, "
+                        f"idealized {idl.overlap[-1]:.2f}. Right: signal eigenvalue, at β = {fmt(betas[-1], 2)} "
+                        f"simulated {fmt(lam1.mean(0)[-1])}, exact {fmt(ex.sample_location[-1])}, idealized "
+                        f"{fmt(idl.sample_location[-1])}.")
 
 
 class _NoLaw:
