@@ -47,20 +47,26 @@ class Simulation:
         return int(np.argmax(self.overlaps))
 
 
-def _eigh_top(S: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+def _eigh_top(S: np.ndarray, k: int, *, overwrite: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """All eigenvalues of the symmetric ``S`` (decreasing) and its top ``k`` eigenvectors.
 
     One Householder tridiagonalization (LAPACK ``dsytrd``), all eigenvalues of the
     tridiagonal matrix (``sterf``), the top ``k`` of its eigenvectors by bisection and
     inverse iteration (``stebz``/``stein``), mapped back by the Householder reflectors
-    (``dormqr``): the cost of one eigenvalue-only decomposition.
+    (``dormqr``): the cost of one eigenvalue-only decomposition.  Only the lower
+    triangle of ``S`` is read.  With ``overwrite=True`` the reflectors are stored in
+    ``S`` itself (no d x d copy; ``S`` is destroyed), provided ``S`` is Fortran-ordered,
+    or C-ordered with a full symmetric content.
     """
     n = S.shape[0]
     if n < 3:
         lam, vecs = linalg.eigh(S)
         return lam[::-1].copy(), vecs[:, ::-1][:, :k]
+    A = S
+    if overwrite and not S.flags.f_contiguous and S.flags.c_contiguous:
+        A = S.T          # the same symmetric matrix, in Fortran order: LAPACK works in place
     lwork = int(lapack.dsytrd_lwork(n, lower=1)[0])
-    c, diag, off, tau, info = lapack.dsytrd(S, lower=1, lwork=lwork)
+    c, diag, off, tau, info = lapack.dsytrd(A, lower=1, lwork=lwork, overwrite_a=overwrite)
     if info != 0:
         raise np.linalg.LinAlgError(f"dsytrd failed (info = {info})")
     lam = linalg.eigh_tridiagonal(diag, off, eigvals_only=True, lapack_driver="sterf")
@@ -93,7 +99,8 @@ def simulate_table(table: VocabularyTable, N: int, w: ArrayLike, R: ArrayLike, *
         C -= C.mean(axis=1, keepdims=True)
     S = C @ C.T
     S /= N
-    lam, vecs = _eigh_top(S, min(n_vectors, table.d))
+    # S is full and symmetric; it is destroyed unless the caller asked for it.
+    lam, vecs = _eigh_top(S, min(n_vectors, table.d), overwrite=not return_matrix)
     u = table.mu / np.linalg.norm(table.mu) if table.beta > 0 else None
     zbar = table.zbar
     Delta = table.Delta

@@ -672,7 +672,9 @@ def _spectra_body(d, V, N, R, weights, betas, centerings, seed, n_top):
                     Sc = blas.dsyr(-1.0, cb, lower=1, a=Sc, overwrite_a=1)   # S - cb cb^T (lower)
                 else:
                     Sc = S
-                lam, U = _eigh_top(Sc, min(n_top, d))
+                # in place (no d x d copy) unless S is still needed by the next centering
+                last_use = Sc is not S or ic == len(centerings) - 1
+                lam, U = _eigh_top(Sc, min(n_top, d), overwrite=last_use)
                 del Sc
                 yield wname, beta, centered, lam, U, info
             del S
