@@ -996,6 +996,17 @@ FINITE_SIZE_SETTINGS: dict[str, tuple] = {
 }
 
 
+def _setting(d: int, dl_nom: float, gm_nom: float, rname: str, T: int, wname: str, beta: float,
+             centered: bool):
+    """Sizes, correlation, weights and limit predictions of one finite-size setting at one ``d``."""
+    V, N = sizes(d, dl_nom, gm_nom)
+    dl, gm = d / V, d / N
+    R = atlas_correlation(rname, T)
+    w = named_weights(wname, R)
+    p = predict(dl, gm, w, R, beta, centered=centered)
+    return V, N, dl, gm, R, w, p, _predicted(p, "limit")
+
+
 def _scaling_unit(d: int, dl_nom: float, gm_nom: float, rname: str, T: int, wname: str, beta: float,
                   centered: bool, seed: int) -> dict:
     """One unit of work of :func:`finite_size`: one seed of one setting at one ``d``.
@@ -1005,12 +1016,7 @@ def _scaling_unit(d: int, dl_nom: float, gm_nom: float, rname: str, T: int, wnam
     """
     t0 = time.perf_counter()
     with blas_threads(1):
-        V, N = sizes(d, dl_nom, gm_nom)
-        dl, gm = d / V, d / N
-        R = atlas_correlation(rname, T)
-        w = named_weights(wname, R)
-        p = predict(dl, gm, w, R, beta, centered=centered)
-        pv = _predicted(p, "limit")
+        V, N, dl, gm, R, w, p, pv = _setting(d, dl_nom, gm_nom, rname, T, wname, beta, centered)
         law = BulkLaw(dl, gm, p.kappa)
         ((_, b, c, lam, U, info),) = _spectra(d, V, N, R, {wname: w}, {wname: [beta]}, [centered], seed)
         emp = _empirical(lam, U, b, info, pv, law)
@@ -1092,12 +1098,7 @@ def finite_size(ds: Sequence[int] = (200, 400, 800, 1600), seeds: Mapping[int, i
     rows = []
     for name, d, beta, start in groups:
         dl_nom, gm_nom, rname, wname, centered, rule = settings[name]
-        V, N = sizes(d, dl_nom, gm_nom)
-        dl, gm = d / V, d / N
-        R = atlas_correlation(rname, T)
-        w = named_weights(wname, R)
-        p = predict(dl, gm, w, R, beta, centered=centered)
-        pv = _predicted(p, "limit")
+        V, N, dl, gm, R, w, p, pv = _setting(d, dl_nom, gm_nom, rname, T, wname, beta, centered)
         res = results[start:start + nseeds[d]]                    # in seed order
         for q in res[0]["empirical"]:
             if (q.endswith("_mean") and centered) or (q == "overlap_signal" and beta == 0):
