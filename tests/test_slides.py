@@ -1,0 +1,144 @@
+"""Static checks of the lecture decks (``slides/*.ipynb``), without executing them.
+
+* every chapter 0-7 listed in ``_toc.yml`` has a deck ``slides/<chapter>.ipynb``;
+* every deck has at least 8 slides (as ``scripts/build_slides.py`` cuts them), at least
+  two figures, and is stored without outputs;
+* **slides and book cannot disagree**: every ``srp.<function>(...)`` call of a deck (a
+  figure or the data behind one) appears, with the same arguments, in a code cell of its
+  chapter; so a deck shows the chapter's figures, drawn by the same ``seqrmt.plots``
+  functions with the same parameters;
+* figures get their alt text from the figure itself (``seqrmt.plots.set_alt``), never typed
+  in the deck: no cell carries an ``alt`` metadata entry;
+* every cell's ``slide_type`` is one that the build script understands.
+
+The decks are executed and rendered by ``scripts/build_slides.py``; the rendered decks
+are checked in a browser by ``tests/browser/test_slides.py``.
+"""
+from __future__ import annotations
+
+import ast
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+SLIDES = ROOT / "slides"
+CHAPTER_RE = re.compile(r"^book/(0[0-7]_\w+)$")
+
+
+def _build_module():
+    spec = importlib.util.spec_from_file_location("build_slides", ROOT / "scripts" / "build_slides.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _toc_files(node) -> list[str]:
+    out = []
+    if isinstance(node, dict):
+        if "file" in node:
+            out.append(str(node["file"]))
+        for v in node.values():
+            if isinstance(v, (list, dict)):
+                out += _toc_files(v)
+    elif isinstance(node, list):
+        for v in node:
+            out += _toc_files(v)
+    return out
+
+
+def toc_chapters() -> list[str]:
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    names = []
+    for f in _toc_files(toc):
+        m = CHAPTER_RE.match(f.removesuffix(".ipynb"))
+        if m:
+            names.append(m.group(1))
+    return names
+
+
+DECKS = sorted(p.stem for p in SLIDES.glob("[0-9]*.ipynb"))
+
+
+def _cells(path: Path) -> list[dict]:
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+def _src(cell: dict) -> str:
+    s = cell["source"]
+    return "".join(s) if isinstance(s, list) else s
+
+
+def _calls(code: str) -> list[str]:
+    """Source text of every call ``srp.<name>(...)`` in ``code``, whitespace-normalized."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:  # IPython magics: drop those lines
+        tree = ast.parse("\n".join(l for l in code.splitlines() if not l.lstrip().startswith(("%", "!"))))
+    out = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "srp"):
+            out.append(ast.unparse(node))
+    return out
+
+
+def _chapter_calls(chapter: str) -> set[str]:
+    calls = set()
+    for cell in _cells(ROOT / "book" / f"{chapter}.ipynb"):
+        if cell["cell_type"] == "code":
+            calls.update(_calls(_src(cell)))
+    return calls
+
+
+def test_every_chapter_has_a_deck():
+    chapters = toc_chapters()
+    assert chapters, "no chapter book/0N_* found in _toc.yml"
+    missing = [c for c in chapters if c not in DECKS]
+    assert not missing, f"chapters without a deck slides/<chapter>.ipynb: {missing}"
+
+
+def test_decks_have_a_chapter():
+    orphans = [d for d in DECKS if not (ROOT / "book" / f"{d}.ipynb").exists()]
+    assert not orphans, f"decks without a chapter of the same name in book/: {orphans}"
+
+
+@pytest.mark.parametrize("deck", DECKS)
+def test_deck_structure(deck):
+    build = _build_module()
+    cells = _cells(SLIDES / f"{deck}.ipynb")
+    kinds = [build.slide_type(c) for c in cells]          # raises on an unknown slide_type
+    shown = [k for k in kinds if k != "skip"]
+    n_slides = sum(1 for i, k in enumerate(shown) if i == 0 or k in ("slide", "subslide"))
+    assert n_slides >= 8, f"{deck}: {n_slides} slides, at least 8 required"
+    for i, c in enumerate(cells):
+        if c["cell_type"] == "code":
+            assert not c.get("outputs") and c.get("execution_count") is None, \
+                f"{deck}: cell {i} is stored with outputs"
+        assert c.get("id"), f"{deck}: cell {i} has no id"
+        assert "alt" not in c["metadata"], f"{deck}: cell {i} types an alt text (use set_alt in the plot)"
+
+
+@pytest.mark.parametrize("deck", DECKS)
+def test_deck_figures_are_the_chapters(deck):
+    chapter = _chapter_calls(deck)
+    figures = 0
+    for i, cell in enumerate(_cells(SLIDES / f"{deck}.ipynb")):
+        if cell["cell_type"] != "code":
+            continue
+        calls = _calls(_src(cell))
+        for call in calls:
+            assert call in chapter, (
+                f"{deck}: cell {i} calls {call}, which book/{deck}.ipynb never calls with these "
+                "arguments: a deck must show the chapter's own figures")
+        # the last expression of the cell is what the cell displays
+        body = ast.parse(_src(cell)).body
+        shows_figure = (body and isinstance(body[-1], ast.Expr) and isinstance(body[-1].value, ast.Call)
+                        and _calls(ast.unparse(body[-1].value))[:1] == [ast.unparse(body[-1].value)])
+        if shows_figure:
+            figures += 1
+    assert figures >= 2, f"{deck}: {figures} figures, at least 2 required"
