@@ -12,7 +12,7 @@ The Marchenko-Pastur law itself (density, edges, Stieltjes transform) lives in
   :func:`mp_s_transform`);
 * the classic BBP transition of the white spiked covariance ``Sigma_theta = I + theta u u^T``
   sampled with ``N = d / gamma`` vectors (:func:`bbp_threshold`, :func:`bbp_outlier`,
-  :func:`bbp_overlap`).  It is the sample stage of :mod:`seqrmt.spikes` with a population
+  :func:`bbp_overlap`).  It is the sample stage of ``seqrmt.spikes`` with a population
   bulk at the single point ``1`` (``delta = 0``): the formulas are evaluated by the same
   code, the Baik-Silverstein map ``varphi(l) = l (1 + gamma (l G(l) - 1))`` at
   ``l = 1 + theta``, ``G(l) = 1 / (l - 1)``;
@@ -149,7 +149,7 @@ def bbp_threshold(gamma: float) -> float:
     For ``Sigma_theta = I + theta u u^T`` and ``N = d / gamma`` samples, the top sample eigenvalue
     separates from the Marchenko-Pastur bulk iff ``theta > sqrt(gamma)`` (Baik, Ben Arous
     and Peche 2005; Baik and Silverstein 2006).  It is the root of
-    ``varphi'(1 + theta) = 1 - gamma / theta^2`` (the map of :mod:`seqrmt.spikes` with
+    ``varphi'(1 + theta) = 1 - gamma / theta^2`` (the map of ``seqrmt.spikes`` with
     ``delta = 0``).
     """
     gamma = _checks.positive("gamma", gamma)
@@ -173,7 +173,7 @@ def bbp_outlier(theta: ArrayLike, gamma: float) -> np.ndarray:
     ``varphi(1 + theta) = (1 + theta)(1 + gamma / theta)`` when ``theta > sqrt(gamma)``,
     otherwise the bulk edge ``(1 + sqrt(gamma))^2`` (Baik, Ben Arous and Peche 2005; Baik
     and Silverstein 2006).  Evaluated with the Baik-Silverstein map of
-    :mod:`seqrmt.spikes` at ``delta = 0`` (population bulk at the point ``1``).
+    ``seqrmt.spikes`` at ``delta = 0`` (population bulk at the point ``1``).
 
     Parameters
     ----------
@@ -191,7 +191,7 @@ def bbp_overlap(theta: ArrayLike, gamma: float) -> np.ndarray:
 
     ``l varphi'(l) / varphi(l) = (1 - gamma / theta^2) / (1 + gamma / theta)`` at
     ``l = 1 + theta`` when ``theta > sqrt(gamma)``, otherwise ``0`` (Paul 2007; Benaych-Georges
-    and Nadakuditi 2011).  Evaluated with the map of :mod:`seqrmt.spikes` at ``delta = 0``.
+    and Nadakuditi 2011).  Evaluated with the map of ``seqrmt.spikes`` at ``delta = 0``.
 
     Parameters
     ----------
