@@ -2,14 +2,24 @@
 # Re-create site_assets/static/seqrmt/vendor/ from the npm registry.
 #
 # The built book must work offline, so the JavaScript that Sphinx/myst-nb would
-# otherwise load from CDNs (MathJax 3, RequireJS, the ipywidgets HTML manager) is
-# vendored here.  Only the files the pages actually load are kept (a few MB).
+# otherwise load from CDNs (MathJax 3, the ipywidgets widget renderer) is vendored
+# here.  Only the files the pages actually load are kept.  The widget renderer is
+# built with esbuild from site_assets/src/widgets-bundle.js (the ipywidgets 8 controls
+# the book uses, ~0.55 MB, instead of the 4.4 MB embed-amd.js of
+# @jupyter-widgets/html-manager and RequireJS).  axe-core, used only by the browser
+# test, goes to tests/browser/vendor/ (never served with the site).
 # Usage: scripts/vendor_assets.sh   (needs npm and network access to the npm registry)
 set -euo pipefail
 
 MATHJAX=mathjax@3.2.2
-HTML_MANAGER=@jupyter-widgets/html-manager@1.0.6
-REQUIREJS=requirejs@2.3.8
+# The widget renderer: the npm packages of ipywidgets 8.1 (the Python ipywidgets of
+# requirements.txt writes state for @jupyter-widgets/base 2.0.0 / controls 2.0.0).
+WIDGETS_BASE=@jupyter-widgets/base@6.0.12
+WIDGETS_CONTROLS=@jupyter-widgets/controls@5.0.13
+WIDGETS_MANAGER=@jupyter-widgets/base-manager@1.0.13
+ESBUILD=esbuild@0.28.2
+AXE=axe-core@4.11.0
+REVEAL=reveal.js@5.2.1
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 dest="$root/site_assets/static/seqrmt/vendor"
@@ -17,15 +27,15 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
 cd "$tmp"
-npm pack --silent "$MATHJAX" "$HTML_MANAGER" "$REQUIREJS" >/dev/null
+npm pack --silent "$MATHJAX" "$REVEAL" "$AXE" >/dev/null
 for t in *.tgz; do mkdir -p "${t%.tgz}" && tar xzf "$t" -C "${t%.tgz}"; done
 mj="$tmp/$(ls -d mathjax-*/ | head -1)package"
-hm="$tmp/$(ls -d jupyter-widgets-html-manager-*/ | head -1)package"
-rq="$tmp/$(ls -d requirejs-*/ | head -1)package"
+ax="$tmp/$(ls -d axe-core-*/ | head -1)package"
+rv="$tmp/$(ls -d reveal.js-*/ | head -1)package"
 
 rm -rf "$dest"
 mkdir -p "$dest/mathjax/input/tex/extensions" "$dest/mathjax/output/chtml/fonts" \
-         "$dest/html-manager" "$dest/requirejs"
+         "$dest/widgets" "$dest/reveal/theme/fonts/source-sans-pro"
 
 # MathJax: the combined TeX+MathML -> CommonHTML component, the TeX extensions it
 # autoloads on demand (\boldsymbol, \cancel, ...; all-packages.js is never
@@ -36,20 +46,52 @@ rm -f "$dest/mathjax/input/tex/extensions/all-packages.js"
 cp -r "$mj/es5/output/chtml/fonts/woff-v2" "$dest/mathjax/output/chtml/fonts/"
 cp "$mj/LICENSE" "$dest/mathjax/LICENSE"
 
-# ipywidgets HTML manager (renders the saved widget state without a kernel) and the
-# Font Awesome web fonts its CSS requests (Chromium/Firefox/Safari use woff2; woff
-# is kept as the fallback).
-cp "$hm/dist/embed-amd.js" "$hm/dist/embed.js.LICENSE.txt" "$dest/html-manager/"
-cp "$hm"/dist/*.woff2 "$hm"/dist/*.woff "$dest/html-manager/"
-# The package ships no LICENSE file; its package.json declares BSD-3-Clause.
-grep -m1 '"license"' "$hm/package.json" > "$dest/html-manager/LICENSE-package.json.txt"
+# The widget renderer: an esbuild bundle (IIFE, minified) of site_assets/src/widgets-bundle.js
+# with its npm dependencies; sanitize-html (only used to clean HTML widget labels) is
+# replaced by the small DOM-based site_assets/src/sanitize-lite.js.  Install scripts
+# are not run: esbuild's platform binary comes as an optional dependency.
+mkdir -p "$tmp/widgets/src"
+cp "$root"/site_assets/src/*.js "$tmp/widgets/src/"
+(cd "$tmp/widgets" && npm init -y >/dev/null &&
+ npm install --silent --no-audit --no-fund --ignore-scripts \
+   "$ESBUILD" "$WIDGETS_BASE" "$WIDGETS_CONTROLS" "$WIDGETS_MANAGER" >/dev/null &&
+ npx --no-install esbuild src/widgets-bundle.js --bundle --minify --format=iife --target=es2019 \
+   --alias:sanitize-html=./src/sanitize-lite.js --loader:.svg=dataurl \
+   --legal-comments=linked --log-level=warning --outdir=out)
+cp "$tmp/widgets/out/widgets-bundle.js" "$dest/widgets/seqrmt-widgets.js"
+cp "$tmp/widgets/out/widgets-bundle.css" "$dest/widgets/seqrmt-widgets.css"
+cp "$tmp/widgets/out/widgets-bundle.js.LEGAL.txt" "$dest/widgets/LICENSES.txt"
+# The licences of the bundled packages (BSD-3-Clause, MIT, ISC).
+for pkg in @jupyter-widgets/base @jupyter-widgets/controls @jupyter-widgets/base-manager \
+           @lumino/widgets backbone jquery underscore nouislider d3-color d3-format; do
+  lic="$(ls "$tmp/widgets/node_modules/$pkg"/LICENSE* 2>/dev/null | head -1 || true)"
+  if [ -n "$lic" ]; then
+    { echo; echo "==== $pkg ($(node -p "require('$tmp/widgets/node_modules/$pkg/package.json').version"))"; cat "$lic"; } \
+      >> "$dest/widgets/LICENSES.txt"
+  else
+    echo "==== $pkg: $(node -p "require('$tmp/widgets/node_modules/$pkg/package.json').license")" \
+      >> "$dest/widgets/LICENSES.txt"
+  fi
+done
 
-# RequireJS (MIT; the licence is in the file header).
-cp "$rq/require.js" "$dest/requirejs/"
+# axe-core for the browser test only (not part of the site).
+mkdir -p "$root/tests/browser/vendor"
+cp "$ax/axe.min.js" "$ax/LICENSE" "$root/tests/browser/vendor/"
+
+# reveal.js for the lecture slides (scripts/build_slides.py): the script, its CSS, the
+# white theme and the woff files of the theme's font (the only format Chromium,
+# Firefox and Safari pick from its @font-face rules).
+cp "$rv/dist/reveal.js" "$rv/dist/reveal.css" "$rv/LICENSE" "$dest/reveal/"
+cp "$rv/dist/theme/white.css" "$dest/reveal/theme/"
+cp "$rv"/dist/theme/fonts/source-sans-pro/{source-sans-pro.css,LICENSE,*.woff} \
+   "$dest/reveal/theme/fonts/source-sans-pro/"
 
 {
   echo "mathjax $(node -p "require('$mj/package.json').version")"
-  echo "@jupyter-widgets/html-manager $(node -p "require('$hm/package.json').version")"
-  echo "requirejs $(node -p "require('$rq/package.json').version")"
+  for pkg in @jupyter-widgets/base @jupyter-widgets/controls @jupyter-widgets/base-manager esbuild; do
+    echo "$pkg $(node -p "require('$tmp/widgets/node_modules/$pkg/package.json').version") (widgets/seqrmt-widgets.js)"
+  done
+  echo "axe-core $(node -p "require('$ax/package.json').version") (tests/browser/vendor/, not served)"
+  echo "reveal.js $(node -p "require('$rv/package.json').version")"
 } > "$dest/VERSIONS.txt"
 du -sh "$dest"

@@ -1,19 +1,67 @@
-"""Tiny Sphinx extension that keeps the seqrmt book self-contained and error-free.
+"""Sphinx extension that keeps the seqrmt book self-contained, light and accessible.
 
 Registered in ``_config.yml`` under ``sphinx: local_extensions: {seqrmt_site: site_assets/}``.
-On every HTML page it
+
+While each HTML page is rendered (``html-page-context``) it
 
 * drops duplicated ``<script>`` entries (Jupyter Book 1 registers the
-  ``sphinx-thebe`` configuration script twice, so every page raised
-  ``Identifier 'THEBE_JS_URL' has already been declared`` in the console), and
-* when the thebe launch button is disabled (``launch_buttons: thebe: false``), drops
-  the thebe scripts and stylesheet altogether: they are unused and reference
-  ``https://unpkg.com/thebe``, which an offline reader cannot reach.
+  ``sphinx-thebe`` configuration script twice: ``Identifier 'THEBE_JS_URL' has
+  already been declared`` in the console) and, when the thebe launch button is
+  disabled, the unused thebe scripts and stylesheet (they point to unpkg.com);
+* moves the saved ipywidgets state (up to ~1 MB of base64 PNG frames) out of the
+  page's ``<head>`` into ``<page>.widget-state.js`` next to the page, named by
+  ``<meta name="seqrmt-widget-state">``; ``static/seqrmt/widgets.js`` loads it, with
+  the widget renderer, only when a widget comes near the viewport or the page is idle;
+* turns every external script (MathJax, 1.2 MB, and the theme's and extensions' small
+  scripts) into ``<script type="seqrmt/after-paint" src=...>``, which browsers do not
+  fetch; ``static/seqrmt/site.js`` (deferred) loads them in order once the page has
+  painted, so that nothing but the HTML and the CSS uses a slow link before the first
+  paint.  ``documentation_options.js`` (read by inline scripts) is inlined after the build;
+* adds ``static/seqrmt/site.css`` and ``static/seqrmt/site.js`` to every page.
+
+After the build (``build-finished``) it rewrites the written HTML files for what the
+templates hard-code:
+
+* the theme's Font Awesome **JavaScript** (1.5 MB, it turns ``<i>`` icons into
+  ``<svg>``) is removed: the theme's CSS already contains the Font Awesome web-font
+  rules, so the icons still show;
+* Sphinx's search scripts and ``searchindex.js`` are loaded synchronously in the
+  ``<head>`` of every page by the theme, but are only used by ``search.html`` (the
+  theme's search-as-you-type is off): they are removed elsewhere;
+* the theme's own scripts (``bootstrap.js``, ``pydata-sphinx-theme.js``,
+  ``sphinx-book-theme.js``) are loaded after the first paint as well, and their
+  ``<link rel="preload">`` tags are dropped; ``documentation_options.js`` (a few
+  hundred bytes that inline scripts need at once) is inlined: no script request blocks
+  the first paint;
+* pages that use no sphinx-design component (no ``sd-`` class) do not load its CSS
+  (55 KB, render-blocking) and script;
+* the Font Awesome icon rules of the theme's CSS (1,900 icons, ~85 KB, render-blocking)
+  are cut down to the icons that a page or a script of the site names, and its icon
+  fonts (woff2, 300 KB in all) to those icons (``*.subset.woff``, with fontTools);
+* content images get ``loading="lazy"``, ``decoding="async"`` and their intrinsic
+  ``width``/``height`` (no layout shift while they load);
+* myst-nb's ``<summary aria-label="Toggle hidden content">`` (hidden code cells)
+  loses that label, so its visible text ("Show code cell source") is its name (axe
+  ``label-content-name-mismatch``; the theme's search button, flagged the same way
+  before, is fixed by dropping the Font Awesome JavaScript that rewrote its icon);
+* bibliography lists (sphinxcontrib-bibtex / docutils ``role="list"`` with
+  ``role="doc-biblioentry"`` children, axe ``aria-required-children``) get list items.
 """
 
 from __future__ import annotations
 
+import posixpath
+import re
+import struct
+from pathlib import Path
 from typing import Any
+
+WIDGET_STATE_MIME = "application/vnd.jupyter.widget-state+json"
+STATE_SUFFIX = ".widget-state.js"
+#: <script type=...> that browsers do not run; static/seqrmt/site.js loads these after the first paint.
+AFTER_PAINT = "seqrmt/after-paint"
+#: Our own small loaders stay plain deferred scripts (site.js runs the after-paint ones).
+KEEP_DEFERRED = ("seqrmt/site.js", "seqrmt/widgets.js")
 
 
 def _filename(asset: Any) -> str:
@@ -36,7 +84,7 @@ def _thebe_enabled(app: Any) -> bool:
     return bool(launch.get("thebe", False))
 
 
-def _clean_assets(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+def _clean_assets(app: Any, context: dict) -> None:
     drop_thebe = not _thebe_enabled(app)
     for key in ("script_files", "css_files"):
         assets = context.get(key)
@@ -53,7 +101,237 @@ def _clean_assets(app: Any, pagename: str, templatename: str, context: dict, doc
         context[key] = kept
 
 
+def _rebuild(asset: Any, **changes: Any) -> Any:
+    """A copy of a Sphinx ``_JavaScript`` asset (immutable) with other attributes."""
+    attrs = {**_attributes(asset), **changes}
+    return type(asset)(_filename(asset) or None, priority=getattr(asset, "priority", 500), **attrs)
+
+
+def _move_widget_state(app: Any, pagename: str, context: dict) -> None:
+    scripts = context.get("script_files") or []
+    states = [a for a in scripts if _attributes(a).get("type") == WIDGET_STATE_MIME]
+    if not states:
+        return
+    context["script_files"] = [a for a in scripts if a not in states]
+    body = str(_attributes(states[-1]).get("body", "")).strip() or "{}"
+    target = Path(app.outdir) / (pagename + STATE_SUFFIX)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # The body is JSON with "</" already escaped by myst-nb: a valid JS expression.
+    target.write_text(f"window.seqrmtWidgetState = {body};\n", encoding="utf-8")
+    rel = posixpath.relpath(pagename + STATE_SUFFIX, posixpath.dirname(pagename) or ".")
+    context["metatags"] = (context.get("metatags") or "") + (
+        f'\n<meta name="seqrmt-widget-state" content="{rel}" />')
+
+
+def _defer_scripts(app: Any, context: dict) -> None:
+    out = []
+    for asset in context.get("script_files") or []:
+        name = _filename(asset)
+        attrs = _attributes(asset)
+        base = name.split("?")[0]
+        if (name and not base.endswith("documentation_options.js")
+                and not base.endswith(KEEP_DEFERRED)
+                and attrs.get("type") in (None, "text/javascript")):
+            # Not fetched by the browser; static/seqrmt/site.js loads these, in order,
+            # after the first paint, so that they do not share a slow link with the CSS.
+            attrs.pop("defer", None)
+            attrs.pop("async", None)
+            asset = type(asset)(name, priority=getattr(asset, "priority", 500),
+                                **{**attrs, "type": AFTER_PAINT})
+        elif name and base.endswith(KEEP_DEFERRED) and "defer" not in attrs:
+            asset = _rebuild(asset, defer="defer")
+        out.append(asset)
+    context["script_files"] = out
+
+
+def _page_context(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    _clean_assets(app, context)
+    _move_widget_state(app, pagename, context)
+    _defer_scripts(app, context)
+
+
+# ---------------------------------------------------------------- HTML rewriting
+_FA_JS = re.compile(r'\s*<script[^>]*src="[^"]*_static/scripts/fontawesome\.js[^"]*"[^>]*></script>')
+_SEARCH_JS = re.compile(
+    r'\s*<script[^>]*src="[^"]*(?:_static/searchtools\.js|_static/language_data\.js|searchindex\.js)'
+    r'[^"]*"[^>]*></script>')
+_THEME_JS = re.compile(
+    r'<script (?:defer )?src="([^"]*_static/scripts/(?:sphinx-book-theme|bootstrap|pydata-sphinx-theme)'
+    r'\.js[^"]*)"></script>')
+_DESIGN_ASSETS = re.compile(
+    r'\s*<(?:link[^>]*href="[^"]*_static/sphinx-design\.min\.css[^"]*"[^>]*/?>|'
+    r'script[^>]*src="[^"]*_static/design-tabs\.js[^"]*"[^>]*></script>)')
+_DESIGN_CLASS = re.compile(r'class="(?:[^"]*\s)?sd-')
+_PRELOAD_JS = re.compile(r'\s*<link rel="preload" as="script" href="[^"]*"\s*/?>')
+_DOC_OPTIONS = re.compile(r'<script src="[^"]*_static/documentation_options\.js[^"]*"></script>')
+_IMG = re.compile(r"<img\b[^>]*>")
+_SRC = re.compile(r'\bsrc="([^"]+)"')
+_CSS_WIDTH = re.compile(r'style="[^"]*\bwidth:\s*([0-9.]+)px')
+_SUMMARY_LABEL = re.compile(r'(<summary\b[^>]*?)\s+aria-label="Toggle hidden content"')
+
+
+def _png_size(path: Path) -> tuple[int, int] | None:
+    try:
+        with path.open("rb") as f:
+            head = f.read(24)
+    except OSError:
+        return None
+    if len(head) == 24 and head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR":
+        return struct.unpack(">II", head[16:24])
+    return None
+
+
+def _fix_img(tag: str, page: Path) -> str:
+    m = _SRC.search(tag)
+    if not m or m.group(1).startswith(("data:", "http:", "https:")):
+        return tag
+    extra = []
+    if "loading=" not in tag:
+        extra.append('loading="lazy"')
+    if "decoding=" not in tag:
+        extra.append('decoding="async"')
+    if "width=" not in tag and "height=" not in tag:
+        size = _png_size((page.parent / m.group(1).split("?")[0]).resolve())
+        if size:
+            w, h = size
+            css = _CSS_WIDTH.search(tag)  # a PNG drawn at 2x and shown at its CSS width
+            if css:
+                w, h = int(round(float(css.group(1)))), int(round(float(css.group(1)) * h / w))
+            extra.append(f'width="{w}" height="{h}"')
+    if not extra:
+        return tag
+    end = -2 if tag.endswith("/>") else -1
+    return tag[:end].rstrip() + " " + " ".join(extra) + (" />" if end == -2 else ">")
+
+
+def _fix_citation_lists(html: str) -> str:
+    """docutils writes ``<div role="list" class="citation-list">`` whose children are
+    ``<div class="citation" role="doc-biblioentry">``: a list without list items.
+    Give each entry the listitem role (doc-biblioentry is deprecated in DPUB-ARIA 1.1)."""
+    if 'class="citation-list"' not in html:
+        return html
+    return re.sub(r'(<div\b[^>]*class="citation"[^>]*\brole=")doc-biblioentry(")', r"\1listitem\2", html)
+
+
+def rewrite_html(html: str, page: Path, *, is_search_page: bool, search_as_you_type: bool,
+                 doc_options: str | None = None) -> str:
+    """Apply the post-build rewrites (see the module docstring) to one page."""
+    html = _FA_JS.sub("", html)
+    if not is_search_page and not search_as_you_type:
+        html = _SEARCH_JS.sub("", html)
+    html = _THEME_JS.sub(rf'<script type="{AFTER_PAINT}" src="\1"></script>', html)
+    html = _PRELOAD_JS.sub("", html)
+    if not _DESIGN_CLASS.search(html):
+        # sphinx-design (cards, tabs, grids; 55 KB of render-blocking CSS) unused on this page
+        html = _DESIGN_ASSETS.sub("", html)
+    if doc_options is not None:
+        html = _DOC_OPTIONS.sub(lambda m: f"<script>{doc_options}</script>", html, count=1)
+    html = _IMG.sub(lambda m: _fix_img(m.group(0), page), html)
+    # myst-nb names every "Show code cell ..." summary "Toggle hidden content", so its
+    # visible text is not its name (axe label-content-name-mismatch, WCAG 2.5.3).
+    html = _SUMMARY_LABEL.sub(r"\1", html)
+    html = _fix_citation_lists(html)
+    return html
+
+
+def _build_finished(app: Any, exception: Exception | None) -> None:
+    if exception is not None or getattr(app.builder, "format", "") != "html":
+        return
+    options = getattr(app.config, "html_theme_options", {}) or {}
+    as_you_type = str(options.get("search_as_you_type", False)).lower() == "true"
+    postprocess_site(Path(app.outdir), search_as_you_type=as_you_type)
+
+
+def postprocess_site(outdir: Path, *, search_as_you_type: bool = False) -> None:
+    """Apply the post-build rewrites to every page of a built site (idempotent)."""
+    as_you_type = search_as_you_type
+    opts_file = outdir / "_static" / "documentation_options.js"
+    doc_options = opts_file.read_text(encoding="utf-8").strip() if opts_file.is_file() else None
+    if doc_options is not None and "</" in doc_options:
+        doc_options = None
+    for page in outdir.rglob("*.html"):
+        rel = page.relative_to(outdir).parts
+        if rel[0] in ("_static", "_sources", "_images", "_downloads"):
+            continue
+        text = page.read_text(encoding="utf-8")
+        new = rewrite_html(text, page, is_search_page=rel == ("search.html",),
+                           search_as_you_type=as_you_type, doc_options=doc_options)
+        if new != text:
+            page.write_text(new, encoding="utf-8")
+    _purge_theme_icons(outdir)
+
+
+_FA_RULE = re.compile(r'((?:\.fa-[a-z0-9-]+:{1,2}(?:before|after),?)+)\{content:[^}]*\}')
+_FA_NAME = re.compile(r"\.fa-([a-z0-9-]+):")
+
+
+def purge_icon_rules(css: str, used: set[str]) -> str:
+    """Drop the Font Awesome ``.fa-NAME:before{content:...}`` rules of icons not in ``used``."""
+    def keep(m: re.Match) -> str:
+        return m.group(0) if any(n in used for n in _FA_NAME.findall(m.group(1))) else ""
+    return _FA_RULE.sub(keep, css)
+
+
+_FONT_SRC = re.compile(
+    r'src:url\((\.\./vendor/fontawesome/webfonts/(fa-[a-z]+-[0-9]+))\.(?:woff2|subset\.woff)\) format\("woff2?"\),'
+    r'url\(\1\.ttf\) format\("truetype"\)')
+_CODEPOINT = re.compile(r'content:"\\([0-9a-f]{2,5})\s?"')
+
+
+def subset_icon_fonts(css: str, webfonts: Path) -> str:
+    """Cut the Font Awesome fonts (woff2, 25-160 KB each) down to the icons the CSS still
+    names, as WOFF files made with fontTools (a dependency of matplotlib), and point the
+    ``@font-face`` rules at them.  Without fontTools the CSS is returned unchanged."""
+    try:
+        from fontTools import subset
+    except ImportError:
+        return css
+    codes = {int(c, 16) for c in _CODEPOINT.findall(css)}
+    codes |= {ord(ch) for ch in "0123456789"}
+    if not codes:
+        return css
+
+    def repl(m: re.Match) -> str:
+        stem = m.group(2)
+        ttf = webfonts / f"{stem}.ttf"
+        if not ttf.is_file():
+            return m.group(0)
+        out = webfonts / f"{stem}.subset.woff"
+        options = subset.Options()
+        options.flavor = "woff"
+        options.layout_features = ["*"]
+        options.notdef_outline = True
+        font = subset.load_font(str(ttf), options)
+        sub = subset.Subsetter(options)
+        sub.populate(unicodes=codes)
+        sub.subset(font)
+        subset.save_font(font, str(out), options)
+        font.close()
+        return (f'src:url({m.group(1)}.subset.woff) format("woff"),'
+                f'url({m.group(1)}.ttf) format("truetype")')
+    return _FONT_SRC.sub(repl, css)
+
+
+def _purge_theme_icons(outdir: Path) -> None:
+    css_file = outdir / "_static" / "styles" / "pydata-sphinx-theme.css"
+    if not css_file.is_file():
+        return
+    used: set[str] = set()
+    token = re.compile(r"fa-([a-z0-9-]+)")
+    for f in outdir.rglob("*"):
+        if f.suffix in (".html", ".js") and f.name != "fontawesome.js" and f.is_file():
+            used.update(token.findall(f.read_text(encoding="utf-8", errors="replace")))
+    css = css_file.read_text(encoding="utf-8")
+    new = purge_icon_rules(css, used)
+    new = subset_icon_fonts(new, outdir / "_static" / "vendor" / "fontawesome" / "webfonts")
+    if new != css:
+        css_file.write_text(new, encoding="utf-8")
+
+
 def setup(app: Any) -> dict[str, Any]:
     # Run after the other extensions (myst-nb adds the widget scripts at priority 500).
-    app.connect("html-page-context", _clean_assets, priority=900)
-    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
+    app.connect("html-page-context", _page_context, priority=900)
+    app.connect("build-finished", _build_finished)
+    app.add_css_file("seqrmt/site.css", priority=900)
+    app.add_js_file("seqrmt/site.js", priority=900, defer="defer")
+    return {"version": "2.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -8,7 +8,8 @@
   ``jupyter-book build . -n -W --keep-going`` (the test fails with the build log if
   that fails, or if the build is still older than the sources afterwards).  With
   ``SEQRMT_REBUILD=0`` a stale build is not rebuilt: the test fails and names the
-  newer sources.  An old build is never tested.
+  newer sources.  An old build is never tested.  ``SEQRMT_SITE_DIR=/path/to/html`` tests
+  that folder instead, as it is (no staleness check, no rebuild).
 * ``site_url``: ``_build/html`` served by a thread-based ``http.server`` on a free
   port of 127.0.0.1, stopped at the end of the session.
 * ``browser``: headless Chromium driven by the Python ``playwright`` package, using
@@ -119,6 +120,13 @@ def stale_sources(html: Path = BUILD_HTML, root: Path = ROOT) -> list[str]:
 
 @pytest.fixture(scope="session")
 def built_site() -> Path:
+    other = os.environ.get("SEQRMT_SITE_DIR")
+    if other:
+        # An explicitly named build (e.g. a scratch build of a few pages): tested as it is.
+        html = Path(other)
+        if not (html / "index.html").is_file():
+            pytest.fail(f"SEQRMT_SITE_DIR={other} has no index.html", pytrace=False)
+        return html
     mode = os.environ.get("SEQRMT_REBUILD", "")
     newer = stale_sources()
     if mode == "1" or newer:
@@ -180,3 +188,45 @@ def browser() -> Iterator[object]:
 def screenshot_dir() -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS
+
+
+# ------------------------------------------------------------------ the lecture slides
+SLIDES_SRC = ROOT / "slides"
+SLIDES_OUT = ROOT / "_build" / "html" / "slides"
+SLIDES_STAMP = SLIDES_OUT / "build.json"
+SLIDE_DECKS = sorted(p.stem for p in SLIDES_SRC.glob("[0-9]*.ipynb"))
+
+
+def _slide_sources() -> list[Path]:
+    files = [ROOT / "scripts" / "build_slides.py"]
+    for folder in (SLIDES_SRC, ROOT / "seqrmt", ROOT / "site_assets" / "static" / "seqrmt" / "vendor" / "reveal",
+                   ROOT / "site_assets" / "static" / "seqrmt" / "vendor" / "mathjax"):
+        files += [p for p in folder.rglob("*") if p.is_file()
+                  and not any(part.startswith(".") or part == "__pycache__" for part in p.parts)]
+    return files
+
+
+def _slides_stale() -> list[str]:
+    if not SLIDES_STAMP.exists() or any(not (SLIDES_OUT / f"{d}.html").exists() for d in SLIDE_DECKS):
+        return ["(no build)"]
+    built = SLIDES_STAMP.stat().st_mtime
+    return [p.relative_to(ROOT).as_posix() for p in _slide_sources() if p.stat().st_mtime > built]
+
+
+@pytest.fixture(scope="session")
+def built_slides() -> Path:
+    mode = os.environ.get("SEQRMT_REBUILD", "")
+    newer = _slides_stale()
+    if mode == "1" or newer:
+        if mode == "0":
+            pytest.fail(f"_build/html/slides is older than {', '.join(newer[:5])} and SEQRMT_REBUILD=0 "
+                        "forbids rebuilding: run `python scripts/build_slides.py` first", pytrace=False)
+        proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_slides.py")], cwd=ROOT,
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            pytest.fail("scripts/build_slides.py failed (exit %d):\n%s\n%s"
+                        % (proc.returncode, proc.stdout[-4000:], proc.stderr[-6000:]), pytrace=False)
+        newer = _slides_stale()
+        if newer:
+            pytest.fail(f"slides still older than {', '.join(newer[:5])} after the build", pytrace=False)
+    return SLIDES_OUT

@@ -22,9 +22,6 @@ first figure slide is saved to ``_build/artifacts/screenshots/slides-<deck>.png`
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -34,44 +31,10 @@ pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
 SLIDES_SRC = ROOT / "slides"
 OUT = ROOT / "_build" / "html" / "slides"
-STAMP = OUT / "build.json"
 TIMEOUT_MS = 60_000
 DECKS = sorted(p.stem for p in SLIDES_SRC.glob("[0-9]*.ipynb"))
 
 
-def _sources() -> list[Path]:
-    files = [ROOT / "scripts" / "build_slides.py"]
-    for folder in (SLIDES_SRC, ROOT / "seqrmt", ROOT / "site_assets" / "static" / "seqrmt" / "vendor" / "reveal",
-                   ROOT / "site_assets" / "static" / "seqrmt" / "vendor" / "mathjax"):
-        files += [p for p in folder.rglob("*") if p.is_file()
-                  and not any(part.startswith(".") or part == "__pycache__" for part in p.parts)]
-    return files
-
-
-def _stale() -> list[str]:
-    if not STAMP.exists() or any(not (OUT / f"{d}.html").exists() for d in DECKS):
-        return ["(no build)"]
-    built = STAMP.stat().st_mtime
-    return [p.relative_to(ROOT).as_posix() for p in _sources() if p.stat().st_mtime > built]
-
-
-@pytest.fixture(scope="session")
-def built_slides() -> Path:
-    mode = os.environ.get("SEQRMT_REBUILD", "")
-    newer = _stale()
-    if mode == "1" or newer:
-        if mode == "0":
-            pytest.fail(f"_build/html/slides is older than {', '.join(newer[:5])} and SEQRMT_REBUILD=0 "
-                        "forbids rebuilding: run `python scripts/build_slides.py` first", pytrace=False)
-        proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_slides.py")], cwd=ROOT,
-                              capture_output=True, text=True)
-        if proc.returncode != 0:
-            pytest.fail("scripts/build_slides.py failed (exit %d):\n%s\n%s"
-                        % (proc.returncode, proc.stdout[-4000:], proc.stderr[-6000:]), pytrace=False)
-        newer = _stale()
-        if newer:
-            pytest.fail(f"slides still older than {', '.join(newer[:5])} after the build", pytrace=False)
-    return OUT
 
 
 def _open(browser, url: str):
@@ -97,7 +60,7 @@ def _open(browser, url: str):
 
 @pytest.mark.parametrize("deck", DECKS)
 def test_deck_works_offline(browser, built_slides, screenshot_dir, deck) -> None:
-    expected = json.loads(STAMP.read_text())[deck]["slides"]
+    expected = json.loads((built_slides / "build.json").read_text())[deck]["slides"]
     context, page, problems = _open(browser, (built_slides / f"{deck}.html").as_uri())
     try:
         page.wait_for_function("() => window.Reveal && Reveal.isReady()", timeout=TIMEOUT_MS)
