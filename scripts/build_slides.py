@@ -4,7 +4,7 @@
 Every ``slides/<deck>.ipynb`` is a slides notebook: its cells carry the usual
 ``slideshow.slide_type`` metadata (``slide``, ``subslide``, ``fragment``, ``-``,
 ``skip``, ``notes``) and its figures and numbers come from the same ``seqrmt`` /
-``seqrmt.plots`` calls as the chapter it summarizes (``tests/test_slides.py`` checks
+``seqrmt.plots`` calls as the chapter it summarizes (``tests/test_slide_decks.py`` checks
 that each figure call of a deck appears verbatim in its chapter), so slides and book
 cannot disagree.
 
