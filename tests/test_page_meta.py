@@ -7,26 +7,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from book_toc import toc_pages
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def toc_pages() -> list[str]:
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    pages = [toc["root"]]
-
-    def walk(node):
-        if isinstance(node, dict):
-            if "file" in node:
-                pages.append(node["file"])
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-
-    walk({k: v for k, v in toc.items() if k != "root"})
-    return pages
 
 
 def description(page: str) -> str | None:

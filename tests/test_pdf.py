@@ -29,7 +29,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-import yaml
+from book_toc import toc_pages
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "seqrmt-book.pdf"
@@ -83,22 +83,6 @@ def _normalize(s: str) -> str:
     return re.sub(r"\s+", " ", s).strip().lower()
 
 
-def _toc_files(node) -> list[str]:
-    out = []
-    if isinstance(node, dict):
-        if "file" in node:
-            out.append(str(node["file"]))
-        if "root" in node:
-            out.append(str(node["root"]))
-        for v in node.values():
-            if isinstance(v, (list, dict)):
-                out += _toc_files(v)
-    elif isinstance(node, list):
-        for v in node:
-            out += _toc_files(v)
-    return out
-
-
 def _title(doc: str) -> str:
     for ext in (".ipynb", ".md"):
         p = ROOT / f"{doc}{ext}"
@@ -128,10 +112,9 @@ def test_figures_are_images(pdf):
 
 
 def test_every_title_present(text):
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
     body = _normalize(text)
     missing = []
-    for doc in dict.fromkeys(_toc_files(toc)):
+    for doc in dict.fromkeys(toc_pages()):
         title = _title(doc.removesuffix(".ipynb").removesuffix(".md"))
         plain = re.sub(r"\$[^$]*\$", "", title)              # math is typeset differently
         words = [w for w in re.split(r"[^\w'-]+", _normalize(plain)) if w]

@@ -23,7 +23,7 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
+from book_toc import toc_pages
 
 ROOT = Path(__file__).resolve().parents[1]
 SLIDES = ROOT / "slides"
@@ -37,24 +37,9 @@ def _build_module():
     return mod
 
 
-def _toc_files(node) -> list[str]:
-    out = []
-    if isinstance(node, dict):
-        if "file" in node:
-            out.append(str(node["file"]))
-        for v in node.values():
-            if isinstance(v, (list, dict)):
-                out += _toc_files(v)
-    elif isinstance(node, list):
-        for v in node:
-            out += _toc_files(v)
-    return out
-
-
 def toc_chapters() -> list[str]:
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
     names = []
-    for f in _toc_files(toc):
+    for f in toc_pages():
         m = CHAPTER_RE.match(f.removesuffix(".ipynb"))
         if m:
             names.append(m.group(1))
