@@ -32,6 +32,7 @@ This module needs the optional dependencies ``matplotlib`` and ``ipywidgets``
 
 from __future__ import annotations
 
+import html
 import io
 import itertools
 import math
@@ -196,27 +197,24 @@ def _render_frame(fig: Any, dpi: float, *, png: bool = False) -> dict[str, Any]:
     import matplotlib.pyplot as plt
     from PIL import Image as PILImage
 
-    from .plots._style import alt_text, readable_fonts
+    from .plots._style import alt_text, readable_fonts, render_png
 
     _check_figure(fig)
     try:
         readable_fonts(fig)
         alt = alt_text(fig)
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=dpi * FRAME_DENSITY, facecolor="white")
+        # not cropped: every frame keeps the figure's size, so the page does not jump
+        raw, css_w, css_h = render_png(fig, css_dpi=dpi, density=FRAME_DENSITY, tight=False, palette=False)
     finally:
         plt.close(fig)  # no stray inline figure after the cell
-    raw = buf.getvalue()
     img = PILImage.open(io.BytesIO(raw)).convert("RGB")
-    w, h = img.size
     # The book's plots are flat colours plus antialiasing: a 128-colour palette is
     # visually lossless and makes the lossless WebP about 25 % smaller.
     img = img.quantize(colors=128, method=PILImage.Quantize.FASTOCTREE,
                        dither=PILImage.Dither.NONE).convert("RGB")
     out = io.BytesIO()
     img.save(out, format="WEBP", lossless=True, quality=50, method=2)
-    frame = {"data": out.getvalue(), "mime": "image/webp", "alt": alt,
-             "width": round(w / FRAME_DENSITY), "height": round(h / FRAME_DENSITY)}
+    frame = {"data": out.getvalue(), "mime": "image/webp", "alt": alt, "width": css_w, "height": css_h}
     if png:
         frame["png"] = raw
     return frame
@@ -225,7 +223,6 @@ def _render_frame(fig: Any, dpi: float, *, png: bool = False) -> dict[str, Any]:
 def _img_html(frame: Mapping[str, Any]) -> str:
     """``<img>`` element of a frame, with its alt text and CSS size."""
     import base64
-    import html
 
     src = f"data:{frame['mime']};base64,{base64.b64encode(frame['data']).decode('ascii')}"
     return (f'<img class="{FRAME_CLASS}" src="{src}" alt="{html.escape(frame["alt"], quote=True)}" '
@@ -240,7 +237,6 @@ def _frame_widget(frame: Mapping[str, Any]) -> widgets.HTML:
 
 
 def _status_widget(text: str) -> widgets.HTML:
-    import html
 
     # Visually hidden (the image shows the same), still read by screen readers.
     return widgets.HTML(value=f'<p class="{STATUS_CLASS}-text" style="{_SR_ONLY}">{html.escape(text)}</p>',
@@ -693,7 +689,7 @@ def live(
         value=(f'<p class="{LIVE_CLASS}-note-text"><strong>Needs a running notebook.</strong> '
                "These controls redraw the figure only when this page runs as a notebook "
                "(Jupyter, or Binder from the launch button at the top of the page). "
-               f"The figure shows the default setting: {_html_escape(shown)}.</p>"),
+               f"The figure shows the default setting: {html.escape(shown)}.</p>"),
         layout=widgets.Layout(width="auto"))
     note.add_class(f"{LIVE_CLASS}-note")
 
@@ -704,7 +700,7 @@ def live(
         text = _settings_text(params, labels)
         status_text.value = _status_widget(f"Showing {text}. {new['alt']}").value
         note.value = (f'<p class="{LIVE_CLASS}-note-text"><strong>Running.</strong> '
-                      f"The figure follows the controls (now {_html_escape(text)}).</p>")
+                      f"The figure follows the controls (now {html.escape(text)}).</p>")
 
     for c in controls.values():
         c.observe(redraw, names="value")
@@ -725,8 +721,3 @@ def live(
     box._seqrmt_redraw = redraw  # type: ignore[attr-defined]
     return box
 
-
-def _html_escape(text: str) -> str:
-    import html
-
-    return html.escape(text, quote=True)
