@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Re-create site_assets/static/seqrmt/vendor/ from the npm registry.
 #
-# The built book must work offline, so the JavaScript that Sphinx/myst-nb would
-# otherwise load from CDNs (MathJax 3, the ipywidgets widget renderer) is vendored
-# here.  Only the files the pages actually load are kept.  The widget renderer is
+# The built book must work offline, so what Sphinx/myst-nb would otherwise load from
+# CDNs (MathJax 3's fonts, the ipywidgets widget renderer) is vendored here.  The
+# book's math is typeset at build time by MathJax in Node.js: its build-time components
+# go to site_assets/mathjax/ (not served); the browser component tex-mml-chtml.js is
+# kept for the lecture slides.  Only the files the pages actually load are kept.  The widget renderer is
 # built with esbuild from site_assets/src/widgets-bundle.js (the ipywidgets 8 controls
 # the book uses, ~0.55 MB, instead of the 4.4 MB embed-amd.js of
 # @jupyter-widgets/html-manager and RequireJS).  axe-core, used only by the browser
@@ -46,6 +48,20 @@ rm -f "$dest/mathjax/input/tex/extensions/all-packages.js"
 cp -r "$mj/es5/output/chtml/fonts/woff-v2" "$dest/mathjax/output/chtml/fonts/"
 cp "$mj/LICENSE" "$dest/mathjax/LICENSE"
 
+# MathJax at build time (site_assets/seqrmt_math.py, mathjax_render.js): the loader and
+# startup, the core, TeX input, CommonHTML output with its font data, the liteDOM
+# adaptor and assistive MathML.  TeX extensions and fonts come from the served copy.
+build="$root/site_assets/mathjax"
+rm -rf "$build"
+mkdir -p "$build/input" "$build/output/chtml/fonts" "$build/adaptors" "$build/a11y"
+cp "$mj/es5/startup.js" "$mj/es5/core.js" "$build/"
+cp "$mj/es5/input/tex.js" "$build/input/"
+cp "$mj/es5/output/chtml.js" "$build/output/"
+cp "$mj/es5/output/chtml/fonts/tex.js" "$build/output/chtml/fonts/"
+cp "$mj/es5/adaptors/liteDOM.js" "$build/adaptors/"
+cp "$mj/es5/a11y/assistive-mml.js" "$build/a11y/"
+cp "$mj/LICENSE" "$build/LICENSE"
+
 # The widget renderer: an esbuild bundle (IIFE, minified) of site_assets/src/widgets-bundle.js
 # with its npm dependencies; sanitize-html (only used to clean HTML widget labels) is
 # replaced by the small DOM-based site_assets/src/sanitize-lite.js.  Install scripts
@@ -87,7 +103,7 @@ cp "$rv"/dist/theme/fonts/source-sans-pro/{source-sans-pro.css,LICENSE,*.woff} \
    "$dest/reveal/theme/fonts/source-sans-pro/"
 
 {
-  echo "mathjax $(node -p "require('$mj/package.json').version")"
+  echo "mathjax $(node -p "require('$mj/package.json').version") (fonts, TeX extensions, tex-mml-chtml.js for the slides; build-time components in site_assets/mathjax/)"
   for pkg in @jupyter-widgets/base @jupyter-widgets/controls @jupyter-widgets/base-manager esbuild; do
     echo "$pkg $(node -p "require('$tmp/widgets/node_modules/$pkg/package.json').version") (widgets/seqrmt-widgets.js)"
   done

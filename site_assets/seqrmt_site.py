@@ -11,8 +11,8 @@ While each HTML page is rendered (``html-page-context``) it
 * moves the saved ipywidgets state (up to ~1 MB of base64 PNG frames) out of the
   page's ``<head>`` into ``<page>.widget-state.js`` next to the page, named by
   ``<meta name="seqrmt-widget-state">``; ``static/seqrmt/widgets.js`` loads it, with
-  the widget renderer, only when a widget comes near the viewport or the page is idle;
-* turns every external script (MathJax, 1.2 MB, and the theme's and extensions' small
+  the widget renderer, only when a widget comes near the viewport or on the first focus;
+* turns every external script (the theme's and the extensions' small
   scripts) into ``<script type="seqrmt/after-paint" src=...>``, which browsers do not
   fetch; ``static/seqrmt/site.js`` (deferred) loads them in order once the page has
   painted, so that nothing but the HTML and the CSS uses a slow link before the first
@@ -45,7 +45,14 @@ templates hard-code:
   ``label-content-name-mismatch``; the theme's search button, flagged the same way
   before, is fixed by dropping the Font Awesome JavaScript that rewrote its icon);
 * bibliography lists (sphinxcontrib-bibtex / docutils ``role="list"`` with
-  ``role="doc-biblioentry"`` children, axe ``aria-required-children``) get list items.
+  ``role="doc-biblioentry"`` children, axe ``aria-required-children``) get list items;
+* the theme's script makes scroll boxes (code, outputs, tables) tab stops by reading the
+  size of every one of them at load, in a loop that also writes: with hundreds of
+  equations that lays out the whole page several times over (seconds on a phone), and
+  it defeats ``content-visibility`` (``static/seqrmt/site.css``).  Its check is routed to
+  ``window.seqrmtWatchScrollable`` (``static/seqrmt/site.js``), which does the same once
+  each box is laid out (a ``ResizeObserver``); the build fails if the theme's code no
+  longer matches.
 """
 
 from __future__ import annotations
@@ -259,6 +266,7 @@ def postprocess_site(outdir: Path, *, search_as_you_type: bool = False) -> None:
         if new != text:
             page.write_text(new, encoding="utf-8")
     _purge_theme_icons(outdir)
+    _patch_theme_script(outdir)
 
 
 _FA_RULE = re.compile(r'((?:\.fa-[a-z0-9-]+:{1,2}(?:before|after),?)+)\{content:[^}]*\}')
@@ -326,6 +334,37 @@ def _purge_theme_icons(outdir: Path) -> None:
     new = subset_icon_fonts(new, outdir / "_static" / "vendor" / "fontawesome" / "webfonts")
     if new != css:
         css_file.write_text(new, encoding="utf-8")
+
+
+#: The theme's scroll-box check (pydata-sphinx-theme 0.15-0.17, minified).
+_THEME_TABSTOP = "e.tabIndex=e.scrollWidth>e.clientWidth||e.scrollHeight>e.clientHeight?0:-1"
+_LAZY_TABSTOP = f"(window.seqrmtWatchScrollable?window.seqrmtWatchScrollable(e):{_THEME_TABSTOP})"
+
+
+def lazy_theme_tabstops(js: str) -> str | None:
+    """The theme script with its scroll-box check routed to ``seqrmtWatchScrollable``
+    (unchanged if already done); ``None`` if the theme's code is not recognised."""
+    if "seqrmtWatchScrollable" in js:
+        return js
+    if js.count(_THEME_TABSTOP) != 1:
+        return None
+    return js.replace(_THEME_TABSTOP, _LAZY_TABSTOP)
+
+
+def _patch_theme_script(outdir: Path) -> None:
+    js_file = outdir / "_static" / "scripts" / "pydata-sphinx-theme.js"
+    if not js_file.is_file():
+        return
+    js = js_file.read_text(encoding="utf-8")
+    new = lazy_theme_tabstops(js)
+    if new is None:
+        from sphinx.util import logging
+        logging.getLogger(__name__).warning(
+            "seqrmt_site: the theme's scroll-box tab-stop code was not found in "
+            "pydata-sphinx-theme.js (theme upgraded?): update _THEME_TABSTOP")
+        return
+    if new != js:
+        js_file.write_text(new, encoding="utf-8")
 
 
 def setup(app: Any) -> dict[str, Any]:

@@ -11,7 +11,8 @@
   newer sources.  An old build is never tested.  ``SEQRMT_SITE_DIR=/path/to/html`` tests
   that folder instead, as it is (no staleness check, no rebuild).
 * ``site_url``: ``_build/html`` served by a thread-based ``http.server`` on a free
-  port of 127.0.0.1, stopped at the end of the session.
+  port of 127.0.0.1 as a static host serves it (text files gzip-compressed,
+  :class:`site_checks.StaticHostHandler`), stopped at the end of the session.
 * ``browser``: headless Chromium driven by the Python ``playwright`` package, using
   the system browser (``/usr/bin/chromium``, or ``$SEQRMT_CHROMIUM``).  Never run
   ``playwright install``.
@@ -33,6 +34,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+import site_checks
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD_HTML = ROOT / "_build" / "html"
@@ -145,14 +148,9 @@ def built_site() -> Path:
     return BUILD_HTML
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        pass
-
-
 @pytest.fixture(scope="session")
 def site_url(built_site: Path) -> Iterator[str]:
-    handler = functools.partial(_QuietHandler, directory=str(built_site))
+    handler = functools.partial(site_checks.StaticHostHandler, directory=str(built_site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, name="book-http", daemon=True)

@@ -5,20 +5,59 @@
   from npm by ``scripts/vendor_assets.sh``; it is never served with the site) and
   returns the critical and serious WCAG 2.0/2.1 A/AA violations.
 * :data:`JS_ALT_AUDIT` lists images whose alt text is missing, empty or a file name.
-* :data:`JS_MATH_TABSTOPS` counts MathJax equations in the tab order.
-* :func:`measure_fcp` loads a page with a cold cache on an emulated slow phone link
-  (CDP network and CPU throttling) and returns its first contentful paint (ms).
-* :func:`wait_settled` waits (on conditions, never a fixed sleep) until MathJax has
-  typeset the page, the widgets have rendered and the images have loaded.
+* :data:`JS_MATH_TABSTOPS` counts typeset equations (``mjx-container``) in the tab order.
+* :func:`measure_main_thread` loads a page with a cold cache on an emulated slow phone
+  link (CDP network and CPU throttling) and returns its first and largest contentful
+  paints and its total blocking time (the long tasks of the page's
+  main thread after the first paint, until the page has loaded and been quiet for 2 s),
+  Lighthouse's main measures of how soon a phone shows and answers a page;
+* :class:`StaticHostHandler` serves a built site as a static host does (GitHub Pages,
+  Read the Docs, Netlify): text files (HTML, CSS, JavaScript, SVG, JSON) gzip-compressed
+  when the browser accepts it;
+* :func:`wait_settled` waits (on conditions, never a fixed sleep) until the math fonts
+  have loaded, the widgets have rendered and the images have loaded.
 """
 
 from __future__ import annotations
 
+import gzip
+import http.server
+import io
+import os
 from pathlib import Path
 
 AXE_JS = Path(__file__).resolve().parent / "vendor" / "axe.min.js"
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 BLOCKING_IMPACTS = ("critical", "serious")
+
+class StaticHostHandler(http.server.SimpleHTTPRequestHandler):
+    """``http.server`` as a static host: gzip for text files when accepted, no logging.
+
+    A chapter's HTML carries its typeset math (about 0.7 MB, 55 KB compressed): every
+    host a reader meets compresses it, so first-paint measurements use the same."""
+
+    COMPRESSIBLE = ("text/", "application/javascript", "application/json", "image/svg+xml")
+    compress = True
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass
+
+    def send_head(self):  # type: ignore[override]
+        path = self.translate_path(self.path)
+        ctype = self.guess_type(path)
+        if (not self.compress or "gzip" not in self.headers.get("Accept-Encoding", "")
+                or not os.path.isfile(path) or not ctype.startswith(self.COMPRESSIBLE)):
+            return super().send_head()   # directories (redirect, index), binary files, errors
+        with open(path, "rb") as f:
+            body = gzip.compress(f.read(), compresslevel=6)
+        self.send_response(200)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Vary", "Accept-Encoding")
+        self.end_headers()
+        return io.BytesIO(body)
+
 
 #: The slow phone link of the accessibility review: 1.6 Mbit/s down, 750 kbit/s up,
 #: 150 ms round trip, CPU slowed 4x (Lighthouse's "slow 4G" mobile profile).
@@ -75,7 +114,7 @@ JS_ALT_AUDIT = r"""
 }
 """
 
-#: MathJax equations that are keyboard tab stops.
+#: Typeset equations (``mjx-container``) that are keyboard tab stops.
 JS_MATH_TABSTOPS = """
 () => Array.from(document.querySelectorAll('mjx-container')).filter(m => m.tabIndex >= 0).length
 """
@@ -101,12 +140,9 @@ JS_IMAGES_LOADED = """
 
 
 def wait_math(page, timeout_ms: int) -> None:
-    """Wait until MathJax 3 has finished its first typesetting pass (if the page has math)."""
-    if not page.evaluate("() => document.querySelectorAll('.math, .amsmath').length > 0"):
-        return
-    page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise",
+    """The math is typeset when the site is built; wait until its web fonts have loaded."""
+    page.wait_for_function("() => document.fonts && document.fonts.status === 'loaded'",
                            timeout=timeout_ms)
-    page.evaluate("() => MathJax.startup.promise.then(() => true)")
 
 
 def scroll_through(page) -> None:
@@ -122,7 +158,7 @@ def scroll_through(page) -> None:
 
 
 def wait_settled(page, timeout_ms: int = 120_000) -> None:
-    """Math typeset, widgets rendered, every image loaded (conditions, no sleeps)."""
+    """Math fonts loaded, widgets rendered, every image loaded (conditions, no sleeps)."""
     wait_math(page, timeout_ms)
     scroll_through(page)
     page.wait_for_function(JS_WIDGETS_SETTLED, timeout=timeout_ms)
@@ -143,26 +179,82 @@ def tab_presses_to_slider(page, limit: int = 400) -> int | None:
     return None
 
 
-def measure_fcp(context, url: str, link: dict = SLOW_PHONE, timeout_ms: int = 180_000) -> float:
-    """First contentful paint (ms) of ``url`` loaded with a cold cache on ``link``.
+#: Long tasks and the largest paint, recorded from the first script of the page on.
+JS_PERF_RECORDER = """
+(() => {
+  const rec = window.__seqrmtPerf = {tasks: [], lcp: 0, loaded: false, lastTaskEnd: 0};
+  try {
+    new PerformanceObserver(list => list.getEntries().forEach(e => {
+      rec.tasks.push([e.startTime, e.duration]);
+      rec.lastTaskEnd = Math.max(rec.lastTaskEnd, e.startTime + e.duration);
+    })).observe({type: 'longtask', buffered: true});
+    new PerformanceObserver(list => list.getEntries().forEach(e => {
+      rec.lcp = Math.max(rec.lcp, e.startTime);
+    })).observe({type: 'largest-contentful-paint', buffered: true});
+  } catch (e) { rec.error = String(e); }
+  addEventListener('load', () => { rec.loaded = true; rec.lastTaskEnd = Math.max(rec.lastTaskEnd, performance.now()); });
+})();
+"""
 
-    The throttling is set with CDP before navigation: ``Network.emulateNetworkConditions``
-    and ``Emulation.setCPUThrottlingRate``; the cache is disabled (a first visit)."""
+
+def measure_main_thread(context, url: str, link: dict = SLOW_PHONE, quiet_ms: int = 2_000,
+                        timeout_ms: int = 180_000) -> dict[str, float]:
+    """First contentful paint, largest contentful paint and total blocking time (ms) of
+    ``url`` loaded with a cold cache on ``link``: CDP ``Network.emulateNetworkConditions``
+    and ``Emulation.setCPUThrottlingRate``, the cache disabled (a first visit).
+
+    Total blocking time: the sum over the main thread's long tasks (> 50 ms) that start
+    after the first paint of their time beyond 50 ms, counted until the page has loaded
+    and has been quiet for ``quiet_ms``: no long task and no request in flight (scripts
+    loaded after the first paint count too).  Conditions on the page, not a sleep."""
+    import time
+
     page = context.new_page()
+    page.add_init_script(JS_PERF_RECORDER)
     cdp = context.new_cdp_session(page)
+    inflight: set[str] = set()
+    last_net = [time.monotonic()]
+
+    def started(e: dict) -> None:
+        inflight.add(e["requestId"])
+        last_net[0] = time.monotonic()
+
+    def ended(e: dict) -> None:
+        inflight.discard(e["requestId"])
+        last_net[0] = time.monotonic()
+
+    cdp.on("Network.requestWillBeSent", started)
+    cdp.on("Network.loadingFinished", ended)
+    cdp.on("Network.loadingFailed", ended)
     cdp.send("Network.enable")
     cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
     cdp.send("Network.emulateNetworkConditions", {
         "offline": False, "latency": link["latency_ms"],
         "downloadThroughput": link["download_bps"] / 8, "uploadThroughput": link["upload_bps"] / 8})
     cdp.send("Emulation.setCPUThrottlingRate", {"rate": link["cpu_slowdown"]})
+    quiet_js = (f"() => window.__seqrmtPerf && __seqrmtPerf.loaded && "
+                f"performance.now() - __seqrmtPerf.lastTaskEnd > {quiet_ms}")
+    deadline = time.monotonic() + timeout_ms / 1000
     try:
         page.goto(url, wait_until="commit", timeout=timeout_ms)
-        page.wait_for_function(
-            "() => performance.getEntriesByName('first-contentful-paint').length > 0",
-            timeout=timeout_ms, polling=200)
-        return float(page.evaluate(
-            "() => performance.getEntriesByName('first-contentful-paint')[0].startTime"))
+        while True:
+            page.wait_for_function(quiet_js, timeout=max(1.0, deadline - time.monotonic()) * 1000,
+                                   polling=250)
+            if not inflight and time.monotonic() - last_net[0] > quiet_ms / 1000:
+                break
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{url}: not quiet after {timeout_ms / 1000:.0f} s "
+                                   f"({len(inflight)} request(s) in flight)")
+            page.wait_for_timeout(250)   # let network events arrive, then look again
+        rec = page.evaluate("""() => ({
+            fcp: performance.getEntriesByName('first-contentful-paint')[0].startTime,
+            lcp: __seqrmtPerf.lcp, tasks: __seqrmtPerf.tasks, error: __seqrmtPerf.error || null})""")
     finally:
         cdp.send("Emulation.setCPUThrottlingRate", {"rate": 1})
         page.close()
+    if rec["error"]:
+        raise RuntimeError(f"performance observers unavailable: {rec['error']}")
+    after = [d for start, d in rec["tasks"] if start >= rec["fcp"]]
+    return {"fcp": float(rec["fcp"]), "lcp": float(max(rec["lcp"], rec["fcp"])),
+            "tbt": float(sum(max(0.0, d - 50.0) for d in after)),
+            "longest": float(max(after, default=0.0))}

@@ -9,8 +9,9 @@ the site would break for an offline reader.  Per page it checks
 * no console errors, no uncaught exceptions, no failed requests, no HTTP >= 400;
 * every ``<img>`` has loaded (``naturalWidth > 0``) and no cell output shows a
   figure as text (``<Figure size 640x480 with 1 Axes>``);
-* pages with math: every math element was typeset by MathJax (``mjx-container``)
-  and no raw TeX delimiters (``$$``, ``\\(``, ``\\[``) are left in the visible text;
+* pages with math: every math element was typeset when the site was built
+  (``mjx-container`` with its hidden MathML, ``mjx-assistive-mml``), no MathJax script is
+  loaded, and no raw TeX delimiters (``$$``, ``\\(``, ``\\[``) are left in the visible text;
 * pages with widgets: the widgets rendered, sliders are present when the saved
   state has sliders, and every slider of every kernel-free explorer
   (:func:`seqrmt.widgets.explore`) changes the displayed image when moved with the
@@ -20,8 +21,8 @@ the site would break for an offline reader.  Per page it checks
 * every internal link points to an existing file (and an existing anchor);
 * accessibility (over http): **axe-core** (vendored in ``vendor/axe.min.js``, WCAG 2.0/2.1
   A and AA rules plus ``label-content-name-mismatch``; ``color-contrast``, slow, on the
-  pages of ``FULL_AXE_PAGES`` only) reports no critical or serious violation; no image has a missing, empty or file-name alt text; no MathJax equation
-  is a tab stop; every slider handle has a name, an ``aria-valuetext`` giving the value
+  pages of ``FULL_AXE_PAGES`` only) reports no critical or serious violation; no image has a missing, empty or file-name alt text; no equation
+  is a tab stop (unless it is wide and scrolls); every slider handle has a name, an ``aria-valuetext`` giving the value
   it shows, a 24 px target, a border of >= 3:1 contrast and a visible focus ring; an
   explorer's status region is a polite live region;
 * at a phone's width (390 px) the page does not scroll sideways and every display
@@ -32,8 +33,10 @@ the site would break for an offline reader.  Per page it checks
 The same checks (without links, buttons, accessibility and phone width) are repeated
 with each page opened as a ``file://`` URL.  ``test_first_paint_on_slow_phone`` loads
 the intro and chapter 3 with a cold cache on an emulated slow phone link (1.6 Mbit/s,
-150 ms, CPU slowed 4x) and requires a first contentful paint within 5 s (best of up
-to three visits: load from other processes only ever adds time).  A full-page screenshot of each page is saved to
+150 ms, CPU slowed 4x; the site gzip-compressed as a static host serves it) and
+requires a first contentful paint within 5 s, a largest contentful paint within 4 s and
+a total blocking time under 1.2 s (best of up to three visits: load from other
+processes only ever adds time).  A full-page screenshot of each page is saved to
 ``_build/artifacts/screenshots/<page>.png``.
 
 The book is (re)built first if ``_build/html`` is missing or older than any of its
@@ -185,8 +188,11 @@ JS_MATH_INFO = """
   const maths = Array.from(document.querySelectorAll('main .math, main .amsmath'));
   const untypeset = maths.filter(m => !m.querySelector('mjx-container'))
                          .map(m => m.textContent.slice(0, 80));
-  return {count: maths.length, mjx: document.querySelectorAll('mjx-container').length,
-          untypeset: untypeset};
+  const containers = Array.from(document.querySelectorAll('mjx-container'));
+  return {count: maths.length, mjx: containers.length, untypeset: untypeset,
+          noMathML: containers.filter(c => !c.querySelector('mjx-assistive-mml > math')).length,
+          mathjaxScripts: Array.from(document.scripts).map(s => s.src || s.getAttribute('src') || '')
+            .filter(src => /mathjax/i.test(src)).concat(window.MathJax ? ['window.MathJax'] : [])};
 }
 """
 
@@ -229,10 +235,6 @@ JS_ARM_LATENCY = f"""
   obs.observe(box, {{attributes: true, childList: true, subtree: true}});
 }}
 """
-
-
-def _wait_math(page) -> None:
-    site_checks.wait_math(page, TIMEOUT_MS)
 
 
 def _wait_visible_frame(page, box, not_equal: str | None = None) -> str:
@@ -443,6 +445,10 @@ def _check_phone_width(page, problems: list[str]) -> None:
     display equation that does not fit scrolls on its own, as a tab stop with a cue."""
     page.set_viewport_size({"width": 390, "height": 844})
     page.wait_for_function("() => window.innerWidth === 390", timeout=TIMEOUT_MS)
+    # Sections far from the viewport are not laid out (content-visibility): scroll
+    # through once so that each equation is laid out at this width and checked.
+    site_checks.scroll_through(page)
+    page.evaluate("() => window.scrollTo(0, 0)")
     wide = page.evaluate(JS_PAGE_OVERFLOW)
     if wide:
         problems.append(f"at 390 px the page scrolls sideways ({wide['scrollWidth']} px wide): "
@@ -492,18 +498,17 @@ def _check_page(browser, base_url: str, built_site: Path, page_name: str,
     try:
         page.goto(f"{base_url}/{page_name}.html", wait_until="load", timeout=TIMEOUT_MS)
 
-        # Math
-        has_math = page.evaluate("() => document.querySelectorAll('main .math, main .amsmath').length > 0")
-        if has_math:
-            try:
-                _wait_math(page)
-            except Exception as exc:
-                problems.append(f"MathJax did not start: {str(exc).splitlines()[0]}")
-            info = page.evaluate(JS_MATH_INFO)
-            if info["mjx"] == 0:
-                problems.append("page has math but no mjx-container (MathJax did not typeset)")
-            for t in info["untypeset"][:5]:
-                problems.append(f"math not typeset: {t!r}")
+        # Math: typeset when the site was built (site_assets/seqrmt_math.py), none in the browser
+        info = page.evaluate(JS_MATH_INFO)
+        if info["count"] and info["mjx"] == 0:
+            problems.append("page has math but no mjx-container (the math was not typeset at build time)")
+        for t in info["untypeset"][:5]:
+            problems.append(f"math not typeset: {t!r}")
+        if info["noMathML"]:
+            problems.append(f"{info['noMathML']} typeset formula(s) without the hidden MathML "
+                            "that screen readers read (mjx-assistive-mml)")
+        for src in info["mathjaxScripts"]:
+            problems.append(f"the page loads MathJax ({src}); the math should be typeset at build time")
         for hit in page.evaluate(JS_RAW_TEX):
             problems.append(f"raw TeX in the visible text: {hit}")
 
@@ -511,7 +516,7 @@ def _check_page(browser, base_url: str, built_site: Path, page_name: str,
         widgets = page.evaluate(JS_WIDGET_INFO)
         n_explorers = 0
         if widgets["hasState"]:
-            # The loader starts when a widget nears the viewport or the page is idle:
+            # The loader starts when a widget nears the viewport or on the first focus:
             # scroll to the first widget and wait for its "ready"/"error" flag.
             page.evaluate("""() => { const v = document.querySelector(
                 'script[type="application/vnd.jupyter.widget-view+json"]');
@@ -595,12 +600,18 @@ def test_page_works_from_disk(browser, built_site, page_name) -> None:
 
 
 # ------------------------------------------------------------------ first paint, slow phone
-#: First contentful paint budget on the slow phone link (site_checks.SLOW_PHONE:
-#: 1.6 Mbit/s, 150 ms round trip, CPU slowed 4x), cold cache (a first visit).
+#: Budgets on the slow phone link (site_checks.SLOW_PHONE: 1.6 Mbit/s, 150 ms round
+#: trip, CPU slowed 4x), cold cache (a first visit), the site served as a static host
+#: serves it (gzip): first contentful paint, largest contentful paint, and total
+#: blocking time (long tasks after the first paint until the page is quiet; a chapter
+#: typeset by MathJax in the browser blocked for 9-10 s, one typeset at build time for
+#: 0.3-0.4 s).
 FCP_BUDGET_MS = 5_000
-#: Attempts per page; the best one counts.  Other processes on a busy machine only ever
-#: add time to a paint (CPU throttling multiplies whatever slowdown the load causes), so
-#: the fastest of a few cold visits is the measurement of the page itself.
+LCP_BUDGET_MS = 4_000
+TBT_BUDGET_MS = 1_200
+#: Attempts per page; the best value of each measure counts.  Other processes on a busy
+#: machine only ever add time (CPU throttling multiplies whatever slowdown the load
+#: causes), so the best of a few cold visits is the measurement of the page itself.
 FCP_ATTEMPTS = 3
 
 
@@ -612,18 +623,28 @@ def _fcp_pages() -> list[str]:
 
 @pytest.mark.parametrize("page_name", _fcp_pages())
 def test_first_paint_on_slow_phone(browser, site_url, page_name) -> None:
-    """The intro and a chapter paint within FCP_BUDGET_MS on the slow phone link."""
-    times = []
+    """The intro and a chapter paint soon and do not block the main thread for long on
+    the slow phone link (Lighthouse's mobile measures, measured in the page)."""
+    runs: list[dict[str, float]] = []
+    budgets = {"fcp": FCP_BUDGET_MS, "lcp": LCP_BUDGET_MS, "tbt": TBT_BUDGET_MS}
+
+    def best(key: str) -> float:
+        return min(r[key] for r in runs)
+
     for _ in range(FCP_ATTEMPTS):
         context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
                                       device_scale_factor=2, service_workers="block")
         try:
-            times.append(site_checks.measure_fcp(context, f"{site_url}/{page_name}.html"))
+            runs.append(site_checks.measure_main_thread(context, f"{site_url}/{page_name}.html"))
         finally:
             context.close()
-        if min(times) <= FCP_BUDGET_MS:
+        if all(best(k) <= budget for k, budget in budgets.items()):
             break
-    assert min(times) <= FCP_BUDGET_MS, (
-        f"{page_name}: first contentful paint {min(times) / 1000:.1f} s on the slow phone link "
-        f"(best of {len(times)} cold visits: {[round(t) for t in times]} ms; budget "
-        f"{FCP_BUDGET_MS / 1000:.0f} s). Something render-blocking was added to <head>?")
+    seen = "; ".join(f"{k.upper()} {[round(r[k]) for r in runs]} ms (budget {budgets[k]})" for k in budgets)
+    assert best("fcp") <= FCP_BUDGET_MS, (
+        f"{page_name}: first contentful paint {best('fcp') / 1000:.1f} s on the slow phone link "
+        f"({seen}). Something render-blocking was added to <head>?")
+    assert best("lcp") <= LCP_BUDGET_MS, f"{page_name}: largest contentful paint too late ({seen})"
+    assert best("tbt") <= TBT_BUDGET_MS, (
+        f"{page_name}: the main thread is blocked too long after the first paint ({seen}); "
+        "a script doing heavy work at load (typesetting, layout of the whole page)?")

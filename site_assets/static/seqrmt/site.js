@@ -1,16 +1,16 @@
 /* seqrmt: small page helpers (every page, deferred; added by site_assets/seqrmt_site.py).
  *
  * Wide display equations: site.css lets div.math scroll sideways with scroll shadows as
- * the visual cue.  Here, every equation that actually overflows (after MathJax has
- * typeset it, and again when the window is resized) becomes a keyboard tab stop
- * (tabindex=0, class "seqrmt-scrolls"), so that it can be scrolled with the arrow
- * keys; equations that fit are not tab stops (MathJax's own tab stops are switched off
- * in _config.yml: options.menuOptions.settings.inTabOrder = false).
+ * the visual cue.  Here, every equation that actually overflows (checked when it is laid
+ * out, and again when its width or the column's changes) becomes a keyboard tab stop
+ * (tabindex=0, class "seqrmt-scrolls"), so that it can be scrolled with the arrow keys;
+ * equations that fit are not tab stops.  (The math is typeset when the site is built, by
+ * site_assets/seqrmt_math.py: no MathJax runs in the browser.)
  */
 (function () {
   "use strict";
 
-  /* Scripts that must not compete with the first paint for a slow link (MathJax, 1.2 MB)
+  /* Scripts that must not compete with the first paint for a slow link (the theme's)
    * are written by seqrmt_site.py as <script type="seqrmt/after-paint" src=...>, which
    * browsers do not fetch.  Load them, in order, once the first paint has happened (or
    * at the load event, or after 3 s, whichever comes first). */
@@ -40,37 +40,53 @@
   }
   loadAfterPaint();
 
-  function markScrollable() {
-    var boxes = Array.prototype.slice.call(document.querySelectorAll("main div.math, main div.amsmath"));
-    // read every width first, then write: one layout, not one per equation
-    var wide = boxes.map(function (box) { return box.scrollWidth > box.clientWidth + 1; });
-    boxes.forEach(function (box, i) {
-      var marked = box.classList.contains("seqrmt-scrolls");
-      if (wide[i] && !marked) {
-        box.classList.add("seqrmt-scrolls");
-        box.setAttribute("tabindex", "0");
-        box.setAttribute("title", "Wide equation: scroll sideways");
-      } else if (!wide[i] && marked) {
-        box.classList.remove("seqrmt-scrolls");
-        box.removeAttribute("tabindex");
-        box.removeAttribute("title");
-      }
-    });
-    document.documentElement.setAttribute("data-seqrmt-math", "checked");
+  /* A wide equation becomes a tab stop with a hint; any other scroll box (code, outputs,
+   * tables, registered by the theme's script through seqrmtWatchScrollable) is a tab stop
+   * (tabindex 0) when it can scroll and focusable only by script (-1) when it cannot. */
+  function mark(box) {
+    var scrolls = box.scrollWidth > box.clientWidth + 1;
+    if (!box.classList.contains("math") && !box.classList.contains("amsmath")) {
+      box.tabIndex = scrolls || box.scrollHeight > box.clientHeight + 1 ? 0 : -1;
+      return;
+    }
+    var marked = box.classList.contains("seqrmt-scrolls");
+    if (scrolls && !marked) {
+      box.classList.add("seqrmt-scrolls");
+      box.setAttribute("tabindex", "0");
+      box.setAttribute("title", "Wide equation: scroll sideways");
+    } else if (!scrolls && marked) {
+      box.classList.remove("seqrmt-scrolls");
+      box.removeAttribute("tabindex");
+      box.removeAttribute("title");
+    }
   }
 
-  function whenTypeset() {
-    var MJ = window.MathJax;
-    if (MJ && MJ.startup && MJ.startup.promise) {
-      MJ.startup.promise.then(markScrollable, markScrollable);
-      return;
+  /* A ResizeObserver reports a box when it is first laid out (sections far from the
+   * viewport are not laid out: content-visibility in site.css), when fonts arrive, when
+   * its content or the column changes size; the widths are read then, after layout,
+   * never forcing one (the theme's own check read every box at load, which laid out
+   * the whole page). */
+  var observer = "ResizeObserver" in window ? new ResizeObserver(function (entries) {
+    entries.forEach(function (e) { mark(e.target.__seqrmtBox || e.target); });
+  }) : null;
+
+  function watch(box) {
+    if (!observer) { mark(box); return; }
+    if (box.__seqrmtBox === undefined) {
+      box.__seqrmtBox = box;
+      observer.observe(box);
+      var inner = box.querySelector("mjx-math") || box.firstElementChild;
+      if (inner && inner.__seqrmtBox === undefined) {
+        inner.__seqrmtBox = box;
+        observer.observe(inner);
+      }
     }
-    if (!document.querySelector("main .math, main .amsmath")) {
-      markScrollable();
-      return;
-    }
-    // MathJax (deferred) not there yet: look again shortly (for at most a minute).
-    if ((whenTypeset.tries = (whenTypeset.tries || 0) + 1) < 600) setTimeout(whenTypeset, 100);
+  }
+  window.seqrmtWatchScrollable = watch;
+
+  function watchEquations() {
+    Array.prototype.forEach.call(document.querySelectorAll("main div.math, main div.amsmath"), watch);
+    document.documentElement.setAttribute("data-seqrmt-math", "watched");
   }
 
   /* The theme's search field button shows "Search Ctrl+K" but ends up named "Search"
@@ -86,12 +102,6 @@
   document.addEventListener("DOMContentLoaded", nameSearchButtons);
   window.addEventListener("load", nameSearchButtons);
 
-  var timer = null;
-  window.addEventListener("resize", function () {
-    clearTimeout(timer);
-    timer = setTimeout(markScrollable, 150);
-  });
-
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", whenTypeset);
-  else whenTypeset();
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", watchEquations);
+  else watchEquations();
 })();

@@ -6,9 +6,11 @@
  * <meta name="seqrmt-widget-state">.  This script loads the widget renderer
  * (vendor/widgets/seqrmt-widgets.js, an esbuild bundle of the ipywidgets 8
  * controls, ~0.55 MB instead of the 4.4 MB embed-amd.js) and the state
- * when the first widget comes near the viewport, or once the page has loaded and
- * the browser is idle, whichever comes first; both are plain <script> elements, so
- * this works over http:// and file:// alike.
+ * when the first widget comes within one and a half screens of the viewport, or when
+ * the reader first moves the keyboard focus, whichever comes first: a reader who only
+ * reads the opening of a chapter never pays for them (0.55 MB and about half a second
+ * of a phone's CPU).  Both are plain <script> elements, so this works over http:// and
+ * file:// alike.
  *
  * Progress is exposed on <html data-seqrmt-widgets="waiting|loading|ready|error">
  * (the browser test waits for "ready").  Every slider handle gets an accessible name
@@ -42,39 +44,6 @@
       l.onload = l.onerror = resolve;
       document.head.appendChild(l);
     });
-  }
-
-  /* MathJax is loaded after the first paint (site.js): wait until the real MathJax 3
-   * object has replaced the configuration object (at most 30 s), if the page has one. */
-  function mathjaxLoaded() {
-    return new Promise(function (resolve) {
-      var tries = 0;
-      (function poll() {
-        var MJ = window.MathJax;
-        if (!MJ || (MJ.startup && MJ.startup.promise) || ++tries > 300) resolve();
-        else setTimeout(poll, 100);
-      })();
-    });
-  }
-
-  /* The widget labels call the MathJax 2 API (MathJax.Hub.Queue) when window.MathJax
-   * exists; the book uses MathJax 3.  A small MathJax 3 version of that call. */
-  function mathjaxShim() {
-    var MJ = window.MathJax;
-    if (!MJ || MJ.Hub) return;
-    MJ.Hub = {
-      Queue: function () {
-        Array.prototype.forEach.call(arguments, function (cmd) {
-          if (!Array.isArray(cmd) || cmd[0] !== "Typeset") return;
-          var el = cmd[2];
-          var M = window.MathJax;
-          var ready = M.startup && M.startup.promise ? M.startup.promise : Promise.resolve();
-          ready.then(function () {
-            return typeof M.typesetPromise === "function" ? M.typesetPromise(el ? [el] : undefined) : null;
-          }).catch(function (err) { console.warn("MathJax typeset failed", err); });
-        });
-      }
-    };
   }
 
   var uid = 0;
@@ -186,10 +155,8 @@
     Promise.all([
       loadStyle(base + "seqrmt-widgets.css"),
       loadScript(base + "seqrmt-widgets.js"),
-      loadScript(stateUrl),
-      mathjaxLoaded()
+      loadScript(stateUrl)
     ]).then(function () {
-      mathjaxShim();
       var state = window.seqrmtWidgetState;
       if (!state || !window.seqrmtWidgets) throw new Error("widget renderer or state missing");
       return window.seqrmtWidgets.render(state, document);
@@ -218,15 +185,12 @@
         if (entries.some(function (e) { return e.isIntersecting; })) { io.disconnect(); start(); }
       }, { rootMargin: "150% 0px" });
       Array.prototype.forEach.call(views, function (v) { if (v.parentElement) io.observe(v.parentElement); });
+    } else {
+      start();
     }
-    // Keyboard and screen-reader users may reach a widget without scrolling near it.
+    // A keyboard user may tab towards a widget faster than the page scrolls near it.
+    // (Screen readers move the viewport with their reading cursor: the observer sees it.)
     document.addEventListener("focusin", start, { once: true });
-    function idle() {
-      if (window.requestIdleCallback) window.requestIdleCallback(start, { timeout: 2000 });
-      else setTimeout(start, 200);
-    }
-    if (document.readyState === "complete") idle();
-    else window.addEventListener("load", idle, { once: true });
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);

@@ -1,0 +1,147 @@
+"""The site's build-time steps (``site_assets/seqrmt_math.py`` and the theme-script patch
+of ``site_assets/seqrmt_site.py``), on small hand-written pages.
+
+The math is typeset with MathJax in Node.js when the site is built; these tests run the
+same renderer (Node.js is a build requirement, see README.md) and check what a page
+gets: typeset markup with the hidden MathML, the equation number kept, one stylesheet
+with its fonts, no MathJax script, a TeX error that fails loudly.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "site_assets"))
+
+import seqrmt_math  # noqa: E402
+import seqrmt_site  # noqa: E402
+from seqrmt_math import Formula  # noqa: E402
+
+PAGE = """<html><head>
+<script>window.MathJax = {"options": {}}</script>
+<script type="seqrmt/after-paint" src="../_static/seqrmt/vendor/mathjax/tex-mml-chtml.js?v=1"></script>
+</head><body><main>
+<p>The ratio <span class="math notranslate nohighlight">\\(\\alpha/\\kappa &lt; 1\\)</span> and
+<span class="math notranslate nohighlight">\\(\\beta\\)</span>.</p>
+<div class="math notranslate nohighlight" id="equation-eq-s">
+<span class="eqno">(3.1)<a class="headerlink" href="#equation-eq-s" title="Link to this equation">#</a></span>\\[S = \\frac{1}{N} Z Z^\\top\\]</div>
+<div class="amsmath math notranslate nohighlight">
+\\[\\begin{aligned} a &amp;= b \\\\ c &amp;\\le d \\end{aligned}\\]</div>
+<pre>not math: \\(x\\)</pre>
+</main></body></html>"""
+
+
+def test_find_formulas_reads_inline_display_and_amsmath_with_entities_decoded() -> None:
+    found = seqrmt_math.find_formulas(PAGE)
+    assert found == [
+        Formula("\\alpha/\\kappa < 1", display=False),
+        Formula("\\beta", display=False),
+        Formula("S = \\frac{1}{N} Z Z^\\top", display=True),
+        Formula("\\begin{aligned} a &= b \\\\ c &\\le d \\end{aligned}", display=True),
+    ]
+
+
+def test_typeset_gives_markup_with_hidden_mathml_and_no_tab_stop() -> None:
+    formulas = seqrmt_math.find_formulas(PAGE)
+    rendered, css = seqrmt_math.typeset(formulas + formulas[:1])  # a repeat is typeset once
+    assert set(rendered) == set(formulas)
+    for formula, markup in rendered.items():
+        assert markup.startswith("<mjx-container") and 'jax="CHTML"' in markup
+        assert ('display="true"' in markup.split(">", 1)[0]) == formula.display
+        assert re.search(r"<mjx-assistive-mml[^>]*><math\b", markup), markup[:200]
+        assert "tabindex" not in markup
+        assert "position: relative" not in markup and "xmlns" not in markup  # compacted
+    assert "<mi>α</mi>" in rendered[formulas[0]] and "<mo>&lt;</mo>" in rendered[formulas[0]]
+    # one stylesheet: glyph rules, hidden-MathML rules, fonts that show text while loading
+    assert "mjx-assistive-mml" in css and "mjx-c1D6FC" in css
+    assert re.search(r'mjx-container\[jax="CHTML"\] \{\s*position: relative;', css)
+    faces = re.findall(r"@font-face[^{]*\{[^}]*\}", css)
+    assert faces and all("font-display: swap" in f for f in faces)
+    fonts = set(re.findall(r'url\("?([^")]+\.woff)"?\)', css))
+    assert fonts
+    for url in fonts:
+        assert url.startswith(seqrmt_math.FONT_URL + "/")
+        assert (seqrmt_math.SERVED.parent.parent / url).is_file(), f"font {url} is not vendored"
+
+
+@pytest.mark.parametrize("tex, message", [
+    ("\\mathbbm{1}", "undefined control sequence \\mathbbm"),
+    ("\\frac{1}{2", "Missing close brace"),
+])
+def test_a_tex_error_fails_with_the_formula(tex: str, message: str) -> None:
+    with pytest.raises(seqrmt_math.MathRenderError) as err:
+        seqrmt_math.typeset([Formula("x + y", False), Formula(tex, True)])
+    assert message in str(err.value) and repr(tex) in str(err.value)
+    assert "1 formula" in str(err.value)
+
+
+def test_rewrite_page_replaces_tex_keeps_numbers_links_css_and_drops_mathjax() -> None:
+    formulas = seqrmt_math.find_formulas(PAGE)
+    rendered, _ = seqrmt_math.typeset(formulas)
+    out = seqrmt_math.rewrite_page(PAGE, rendered, "../_static/seqrmt/math.css")
+    assert "window.MathJax" not in out and "tex-mml-chtml" not in out
+    assert out.count('href="../_static/seqrmt/math.css"') == 1
+    assert out.count("<mjx-container") == 4
+    assert '<span class="eqno">(3.1)<a class="headerlink"' in out
+    assert '<div class="math notranslate nohighlight" id="equation-eq-s">' in out
+    assert "\\(" not in out.replace("<pre>not math: \\(x\\)</pre>", "")
+    assert "<pre>not math: \\(x\\)</pre>" in out
+    assert seqrmt_math.find_formulas(out) == []      # nothing left to typeset: idempotent
+    assert seqrmt_math.rewrite_page(out, rendered, "../_static/seqrmt/math.css") == out
+
+
+def test_typeset_site_writes_one_stylesheet_linked_relative_to_each_page(tmp_path: Path) -> None:
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "ch.html").write_text(PAGE, encoding="utf-8")
+    plain = "<html><head><script>window.MathJax = {}</script></head><body><p>no math</p></body></html>"
+    (tmp_path / "index.html").write_text(PAGE.replace("../_static", "_static"), encoding="utf-8")
+    (tmp_path / "plain.html").write_text(plain, encoding="utf-8")
+    assert seqrmt_math.typeset_site(tmp_path) == 8
+    css = (tmp_path / seqrmt_math.CSS_PATH).read_text(encoding="utf-8")
+    assert "mjx-container" in css
+    assert 'href="../_static/seqrmt/math.css"' in (tmp_path / "book" / "ch.html").read_text(encoding="utf-8")
+    assert 'href="_static/seqrmt/math.css"' in (tmp_path / "index.html").read_text(encoding="utf-8")
+    out = (tmp_path / "plain.html").read_text(encoding="utf-8")
+    assert "math.css" not in out and "window.MathJax" not in out
+
+
+THEME = ('function I(){const e=()=>{document.querySelectorAll("pre").forEach(e=>{e.tabIndex=e.scrollWidth>'
+         'e.clientWidth||e.scrollHeight>e.clientHeight?0:-1})},t=_(e,300);e()}')
+
+
+def test_theme_tab_stop_check_is_routed_to_the_lazy_watcher() -> None:
+    patched = seqrmt_site.lazy_theme_tabstops(THEME)
+    assert patched is not None and "window.seqrmtWatchScrollable(e)" in patched
+    assert seqrmt_site.lazy_theme_tabstops(patched) == patched          # idempotent
+    assert seqrmt_site.lazy_theme_tabstops("function I(){}") is None    # theme changed: noticed
+
+
+def test_installed_theme_script_still_has_the_patched_code() -> None:
+    import pydata_sphinx_theme as theme
+    js = Path(theme.__file__).parent / "theme" / "pydata_sphinx_theme" / "static" / "scripts" / "pydata-sphinx-theme.js"
+    assert js.is_file(), js
+    assert seqrmt_site.lazy_theme_tabstops(js.read_text(encoding="utf-8")) is not None
+
+
+def test_an_incremental_build_keeps_the_glyphs_of_pages_typeset_before(tmp_path: Path) -> None:
+    site, record = tmp_path / "html", tmp_path / "doctrees" / "seqrmt-math.json"
+    site.mkdir()
+    old = PAGE.replace("\\beta\\)", "\\aleph\\)")   # U+2135 only on this page
+    (site / "a.html").write_text(old, encoding="utf-8")
+    (site / "b.html").write_text(PAGE, encoding="utf-8")
+    assert seqrmt_math.typeset_site(site, record=record) == 8
+    assert "mjx-c2135" in (site / seqrmt_math.CSS_PATH).read_text(encoding="utf-8")
+    # the next build rewrites b.html only; a.html keeps its typeset math
+    (site / "b.html").write_text(PAGE, encoding="utf-8")
+    assert seqrmt_math.typeset_site(site, record=record) == 4
+    assert "mjx-c2135" in (site / seqrmt_math.CSS_PATH).read_text(encoding="utf-8")
+    # without the record the stylesheet cannot be rebuilt: say so instead of dropping glyphs
+    record.unlink()
+    (site / "b.html").write_text(PAGE, encoding="utf-8")
+    with pytest.raises(seqrmt_math.MathRenderError, match="a.html was typeset by an earlier build"):
+        seqrmt_math.typeset_site(site, record=record)
