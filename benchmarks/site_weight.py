@@ -2,12 +2,14 @@
 
 Measures a built site (default ``_build/html``) in headless Chromium (the system
 ``/usr/bin/chromium`` through the Python ``playwright`` package), served by a local
-``http.server`` on 127.0.0.1 (no compression, like ``python -m http.server``):
+``http.server`` on 127.0.0.1 as a static host serves it (text files gzip-compressed;
+``--no-gzip`` serves them raw, like ``python -m http.server``):
 
 * **MB on first visit**: bytes received (CDP ``Network.loadingFinished``
   ``encodedDataLength``) with a cold cache, after the page has loaded, been scrolled to
   the bottom (so lazy images load) and its widgets have rendered;
-* **first contentful paint on a slow phone link**: a second cold-cache visit with
+* **first and largest contentful paint and total blocking time on a slow phone
+  link** (``site_checks.measure_main_thread``): a second cold-cache visit with
   CDP ``Network.emulateNetworkConditions`` (1.6 Mbit/s down, 750 kbit/s up, 150 ms
   round trip) and ``Emulation.setCPUThrottlingRate`` 4, FCP read from
   ``performance.getEntriesByName('first-contentful-paint')``;
@@ -16,7 +18,7 @@ Measures a built site (default ``_build/html``) in headless Chromium (the system
 * **alt texts**: images without an alt attribute, and images whose alt text is a
   file name or path (``*.png``, a 32+ character hash) or is empty on a figure that
   carries information;
-* **equation tab stops**: MathJax containers that are in the tab order
+* **equation tab stops**: typeset equations (``mjx-container``) in the tab order
   (``tabindex >= 0``), and how many Tab presses reach the first slider.
 
 Usage (from the repository root)::
@@ -25,6 +27,7 @@ Usage (from the repository root)::
     python benchmarks/site_weight.py --html /tmp/x/_build/html --pages intro book/03_bbp
     python benchmarks/site_weight.py --json out.json      # also write the numbers
     python benchmarks/site_weight.py --no-throttle        # skip the slow first-paint run
+    python benchmarks/site_weight.py --serve 8000         # only serve the site (for Lighthouse)
 
 axe-core is read from ``tests/browser/vendor/axe.min.js`` (vendored from npm by
 ``scripts/vendor_assets.sh``).  Lighthouse is not run here (see README.md, "Site").
@@ -48,20 +51,16 @@ sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
 from conftest import CHROMIUM_ARGS, chromium_path  # noqa: E402
 from site_checks import (  # noqa: E402
-    AXE_JS, JS_ALT_AUDIT, JS_MATH_TABSTOPS, SLOW_PHONE, measure_fcp, run_axe, tab_presses_to_slider,
-    wait_settled)
+    AXE_JS, JS_ALT_AUDIT, JS_MATH_TABSTOPS, SLOW_PHONE, StaticHostHandler, measure_main_thread, run_axe,
+    tab_presses_to_slider, wait_settled)
 
 CHAPTERS = re.compile(r"^book/0[1-9]")
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-def _serve(html: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
-    handler = functools.partial(_Quiet, directory=str(html))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+def _serve(html: Path, compress: bool = True, port: int = 0) -> tuple[http.server.ThreadingHTTPServer, str]:
+    handler_class = type("Host", (StaticHostHandler,), {"compress": compress})
+    handler = functools.partial(handler_class, directory=str(html))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}"
@@ -118,8 +117,11 @@ def measure_page(browser, url: str, throttle: bool, contrast: bool = True) -> di
     if throttle:
         ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
                                   device_scale_factor=3, service_workers="block")
-        out["fcp_slow_s"] = round(measure_fcp(ctx, url, SLOW_PHONE) / 1000, 2)
+        slow = measure_main_thread(ctx, url, SLOW_PHONE)
         ctx.close()
+        out["fcp_slow_s"] = round(slow["fcp"] / 1000, 2)
+        out["lcp_slow_s"] = round(slow["lcp"] / 1000, 2)
+        out["tbt_slow_ms"] = round(slow["tbt"])
     return out
 
 
@@ -128,21 +130,36 @@ def main() -> int:
     ap.add_argument("--html", type=Path, default=ROOT / "_build" / "html")
     ap.add_argument("--pages", nargs="*", help="pages without .html (default: all)")
     ap.add_argument("--no-throttle", action="store_true")
+    ap.add_argument("--no-gzip", action="store_true",
+                    help="serve uncompressed, like `python -m http.server` (default: gzip, like a static host)")
     ap.add_argument("--json", type=Path)
     ap.add_argument("--fcp-pages", nargs="*",
                     help="measure the slow-link first paint on these pages only (default: all)")
     ap.add_argument("--contrast-pages", nargs="*",
                     help="run axe's slow color-contrast rule on these pages only (default: all)")
+    ap.add_argument("--serve", type=int, metavar="PORT",
+                    help="only serve the site on 127.0.0.1:PORT (as measured here) until Ctrl-C, "
+                         "e.g. for Lighthouse")
     args = ap.parse_args()
+    if args.serve is not None:
+        server, base = _serve(args.html, compress=not args.no_gzip, port=args.serve)
+        print(f"serving {args.html} at {base}/ ({'uncompressed' if args.no_gzip else 'gzip'}); Ctrl-C stops",
+              flush=True)
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            server.shutdown()
+        return 0
     if not AXE_JS.is_file():
         print(f"missing {AXE_JS}: run scripts/vendor_assets.sh", file=sys.stderr)
         return 2
     from playwright.sync_api import sync_playwright
 
-    server, base = _serve(args.html)
+    server, base = _serve(args.html, compress=not args.no_gzip)
     pages = args.pages or _pages(args.html)
     results: dict[str, dict] = {}
-    print(f"load average {os.getloadavg()[0]:.1f}; site {args.html}")
+    print(f"load average {os.getloadavg()[0]:.1f}; site {args.html}; "
+          f"{'uncompressed' if args.no_gzip else 'gzip'}")
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
         for name in pages:
@@ -151,8 +168,9 @@ def main() -> int:
             r = measure_page(browser, f"{base}/{name}.html", throttle=throttle, contrast=contrast)
             results[name] = r
             alt = r["alt"]
-            print(f"{name:32s} {r['mb']:5.2f} MB {r['requests']:3d} req  FCP(slow) "
-                  f"{r.get('fcp_slow_s', float('nan')):5.1f} s {'' if contrast else '(no contrast rule) '}  axe {r['axe_nodes']:3d} {r['axe']}  "
+            print(f"{name:32s} {r['mb']:5.2f} MB {r['requests']:3d} req  slow link: FCP "
+                  f"{r.get('fcp_slow_s', float('nan')):4.1f} s LCP {r.get('lcp_slow_s', float('nan')):4.1f} s "
+                  f"TBT {r.get('tbt_slow_ms', float('nan')):5.0f} ms {'' if contrast else '(no contrast rule) '}  axe {r['axe_nodes']:3d} {r['axe']}  "
                   f"img {alt['images']} bad-alt {alt['bad']}  math-tab {r['math_tabstops']}  "
                   f"tabs->slider {r['tabs_to_first_slider']}", flush=True)
         browser.close()
