@@ -59,7 +59,7 @@ def test_typeset_gives_markup_with_hidden_mathml_and_no_tab_stop() -> None:
     assert "<mi>α</mi>" in rendered[formulas[0]] and "<mo>&lt;</mo>" in rendered[formulas[0]]
     # one stylesheet: glyph rules, hidden-MathML rules, fonts that show text while loading
     assert "mjx-assistive-mml" in css and "mjx-c1D6FC" in css
-    assert re.search(r'mjx-container\[jax="CHTML"\] \{\s*position: relative;', css)
+    assert re.search(r'mjx-container\[jax="CHTML"\] \{\s*position: relative;\s*font-size: 1[0-9]{2}%;', css)
     faces = re.findall(r"@font-face[^{]*\{[^}]*\}", css)
     assert faces and all("font-display: swap" in f for f in faces)
     fonts = set(re.findall(r'url\("?([^")]+\.woff)"?\)', css))
