@@ -119,8 +119,8 @@ _REDUNDANT = (
     ('class=" MJX-TEX"', 'class="MJX-TEX"'),
 )
 #: In the browser MathJax scales each formula so that its x-height matches the text
-#: around it (127% for the theme's system-ui font on Linux, 116-123% for the system fonts
-#: of Windows, macOS and Android); typeset at build time, one scale serves every reader.
+#: around it (127% for the theme's system-ui font as measured here; a system font with a
+#: smaller x-height gets less); typeset at build time, one scale serves every reader.
 MATH_SCALE = "122%"
 _EXTRA_CSS = f'\nmjx-container[jax="CHTML"] {{\n  position: relative;\n  font-size: {MATH_SCALE};\n}}\n'
 
