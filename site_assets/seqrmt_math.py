@@ -187,9 +187,11 @@ def typeset_site(outdir: Path, record: Path | None = None) -> int:
                     f"formulas is gone ({record}); remove the output folder and build again")
             site[key] = known[key]
     formulas = [f for fs in new_pages.values() for f in fs]
+    target = outdir / CSS_PATH
+    if not new_pages and site == known and (target.is_file() or not site):
+        return 0     # nothing new since the last build: the pages and the stylesheet stand
     everything = [Formula(tex, bool(display)) for fs in site.values() for tex, display in fs]
     rendered, css = typeset(everything) if everything else ({}, "")
-    target = outdir / CSS_PATH
     if css:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(css, encoding="utf-8")

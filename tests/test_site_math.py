@@ -140,6 +140,10 @@ def test_an_incremental_build_keeps_the_glyphs_of_pages_typeset_before(tmp_path:
     (site / "b.html").write_text(PAGE, encoding="utf-8")
     assert seqrmt_math.typeset_site(site, record=record) == 4
     assert "mjx-c2135" in (site / seqrmt_math.CSS_PATH).read_text(encoding="utf-8")
+    # a build that rewrote no page with math does not run MathJax again
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(seqrmt_math, "typeset", lambda formulas: pytest.fail("typeset again"))
+        assert seqrmt_math.typeset_site(site, record=record) == 0
     # without the record the stylesheet cannot be rebuilt: say so instead of dropping glyphs
     record.unlink()
     (site / "b.html").write_text(PAGE, encoding="utf-8")

@@ -24,6 +24,7 @@ import gzip
 import http.server
 import io
 import os
+import time
 from pathlib import Path
 
 AXE_JS = Path(__file__).resolve().parent / "vendor" / "axe.min.js"
@@ -207,8 +208,6 @@ def measure_main_thread(context, url: str, link: dict = SLOW_PHONE, quiet_ms: in
     after the first paint of their time beyond 50 ms, counted until the page has loaded
     and has been quiet for ``quiet_ms``: no long task and no request in flight (scripts
     loaded after the first paint count too).  Conditions on the page, not a sleep."""
-    import time
-
     page = context.new_page()
     page.add_init_script(JS_PERF_RECORDER)
     cdp = context.new_cdp_session(page)
