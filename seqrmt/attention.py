@@ -220,7 +220,7 @@ def optimal_weights(R: ArrayLike, *, normalize: str = "sum", simplex: bool = Fal
 
     ``alpha/kappa`` is the Rayleigh quotient of ``R``, so over all real ``w != 0`` its
     maximum ``lambda_max(R)`` is reached on the top eigenspace of ``R`` (the paper's
-    abstract: the optimal weights are the normalized top eigenvector of ``R``). It does
+    summaries: the optimal weights are the normalized top eigenvector of ``R``). It does
     not depend on the scale of ``w``, nor on ``beta`` and ``delta``.
 
     Attention weights are a point of the simplex (``w >= 0``, ``sum_t w_t = 1``). When
@@ -317,7 +317,7 @@ def causal_weights(T: int, tau: float = 0.0, *, strict: bool = False) -> np.ndar
     (``strict=True``, queries ``t = 2..T``) the self score is absent and
     ``w_s = (H_{T-1} - H_{s-1}) / (T - 1)`` for ``s < T``, ``w_T = 0``. Both sum to one.
 
-    The paper's summary writes the harmonic weights as ``H_{T-1} - H_{t-1}``. Reading
+    The paper's summaries write the harmonic weights as ``H_{T-1} - H_{t-1}``. Reading
     that as the strictly causal convention is this book's reading, not the paper's
     word: the strictly causal convention gives this form (so does the causal one as
     ``tau -> -infinity``, for ``s >= 2``), and which convention the paper means is not
