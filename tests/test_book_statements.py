@@ -5,7 +5,7 @@
   duplicate automatic labels);
 * every ``{prf:ref}`` names a label that exists;
 * every theorem and proposition opens with a provenance paragraph saying whether the
-  result is stated in the paper's abstract, derived in this book, or a reading of the paper;
+  result is stated in the paper's summaries, derived in this book, or a reading of the paper;
 * a remark titled "Derivation sketch" names, in its first sentence, the step it assumes;
 * the labels the "Results at a glance" page is built on exist.
 """
@@ -22,7 +22,7 @@ BOOK = Path(__file__).resolve().parents[1] / "book"
 _OPEN = re.compile(r"^(?P<fence>`{3,}|:{3,})\{prf:(?P<kind>\w+)\}(?P<title>[^\n]*)\n"
                    r"(?P<opts>(?::[\w-]+:[^\n]*\n)*)(?P<body>.*?)^(?P=fence)\s*$", re.M | re.S)
 _REF = re.compile(r"\{prf:ref\}`(?:[^`<]*<)?([\w-]+)>?`")
-_PROVENANCE = re.compile(r"^\*\*Provenance\.\*\*\s+(Stated in the paper's abstract|Derived in this book"
+_PROVENANCE = re.compile(r"^\*\*Provenance\.\*\*\s+(Stated in the paper's summaries|Derived in this book"
                          r"|This book's reading of the paper|Classical result)")
 
 #: The results every reader of the book is told about (the "Results at a glance" page).
