@@ -137,7 +137,7 @@ def toolkit_bbp_figure(gamma: float = 0.5, *, d: int = 400, n_seeds: int = 6, n_
     ax2.set_ylim(-0.03, 1.0)
     finish(ax1, ylabel=r"top eigenvalue $\lambda_1$",
            title=rf"Top: outlier location, $\gamma$={gamma:g}, $\theta_c$={tc:.3f}")
-    finish(ax2, xlabel=r"spike strength $\theta$", ylabel=r"$(\hat u^\top \tilde u)^2$",
+    finish(ax2, xlabel=r"spike strength $\theta$", ylabel=r"$(\hat u^\top \mathsf{e})^2$",
            title="Bottom: eigenvector overlap")
     err_top = float(np.max(np.abs(top.mean(1) - bbp_outlier(ths, gamma))))
     err_ov = float(np.max(np.abs(ov.mean(1) - bbp_overlap(ths, gamma))))
