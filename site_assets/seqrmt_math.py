@@ -254,6 +254,57 @@ def typeset_site(outdir: Path, record: Path | None = None) -> int:
     return len(formulas)
 
 
+def check_site(outdir: Path) -> tuple[int, int]:
+    """Check that a built site's math is typeset: ``(pages with math, formulas)``.
+
+    Every formula of every page must be MathJax's markup with its hidden MathML (no TeX
+    left for a browser), no page may load MathJax, a page with math links the stylesheet,
+    and the site has math at all.  Otherwise :class:`MathRenderError` names the page."""
+    outdir = Path(outdir)
+    problems: list[str] = []
+    pages = formulas = 0
+    for page in _pages(outdir):
+        text = page.read_text(encoding="utf-8")
+        key = page.relative_to(outdir).as_posix()
+        left = len(find_formulas(text))
+        if left:
+            problems.append(f"{key}: {left} formula(s) left as TeX")
+        if _MATHJAX_SCRIPTS.search(text):
+            problems.append(f"{key}: loads MathJax")
+        count = text.count("<mjx-container")
+        if count:
+            pages, formulas = pages + 1, formulas + count
+            if text.count("<mjx-assistive-mml") != count:
+                problems.append(f"{key}: a formula without its hidden MathML")
+            if "seqrmt/math.css" not in text:
+                problems.append(f"{key}: no link to the math stylesheet")
+    if not formulas:
+        problems.append("no page carries typeset math")
+    if not (outdir / CSS_PATH).is_file():
+        problems.append(f"no {CSS_PATH}")
+    if problems:
+        raise MathRenderError(f"seqrmt_math: the math of {outdir} is not typeset:\n  "
+                              + "\n  ".join(problems))
+    return pages, formulas
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python site_assets/seqrmt_math.py --check _build/html`` (see :func:`check_site`)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Check that a built site's math is typeset.")
+    parser.add_argument("--check", metavar="HTML_DIR", type=Path, required=True)
+    args = parser.parse_args(argv)
+    try:
+        pages, formulas = check_site(args.check)
+    except MathRenderError as err:
+        print(err, file=sys.stderr)
+        return 1
+    print(f"seqrmt_math: {formulas} typeset formulas on {pages} pages of {args.check}; "
+          "no TeX left, no MathJax script")
+    return 0
+
+
 def _build_finished(app: Any, exception: Exception | None) -> None:
     if exception is not None or getattr(app.builder, "format", "") != "html":
         return
@@ -262,11 +313,16 @@ def _build_finished(app: Any, exception: Exception | None) -> None:
 
     try:
         count = typeset_site(Path(app.outdir), record=Path(app.doctreedir) / "seqrmt-math.json")
+        node = f" with {find_node()}" if count else ""
     except MathRenderError as err:
         raise ExtensionError(str(err)) from err
-    logging.getLogger(__name__).info(f"seqrmt_math: typeset {count} formulas")
+    logging.getLogger(__name__).info(f"seqrmt_math: typeset {count} formulas{node}")
 
 
 def setup(app: Any) -> dict[str, Any]:
     app.connect("build-finished", _build_finished)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

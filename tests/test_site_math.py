@@ -112,6 +112,21 @@ def test_typeset_site_writes_one_stylesheet_linked_relative_to_each_page(tmp_pat
     assert 'href="_static/seqrmt/math.css"' in (tmp_path / "index.html").read_text(encoding="utf-8")
     out = (tmp_path / "plain.html").read_text(encoding="utf-8")
     assert "math.css" not in out and "window.MathJax" not in out
+    assert seqrmt_math.check_site(tmp_path) == (2, 8)
+
+
+def test_check_site_fails_on_tex_left_for_the_browser(tmp_path: Path) -> None:
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "ch.html").write_text(PAGE, encoding="utf-8")
+    assert seqrmt_math.main(["--check", str(tmp_path)]) == 1          # nothing typeset yet
+    seqrmt_math.typeset_site(tmp_path)
+    assert seqrmt_math.main(["--check", str(tmp_path)]) == 0
+    (tmp_path / "index.html").write_text(PAGE, encoding="utf-8")      # one page left as TeX
+    with pytest.raises(seqrmt_math.MathRenderError) as err:
+        seqrmt_math.check_site(tmp_path)
+    assert "index.html: 4 formula(s) left as TeX" in str(err.value)
+    assert "index.html: loads MathJax" in str(err.value)
+    assert "book/ch.html" not in str(err.value)
 
 
 THEME = ('function I(){const e=()=>{document.querySelectorAll("pre").forEach(e=>{e.tabIndex=e.scrollWidth>'
