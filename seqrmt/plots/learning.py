@@ -3,7 +3,8 @@
 The weights are trained by :func:`seqrmt.learn_attention`; these functions draw what
 was learned next to the fixed weightings of Chapters 4 and 5 (mean, causal, the
 Theorem 5 optimum) and the supervised optimum (:func:`seqrmt.supervised_weights`),
-and compare the spectrum of learned pooling with the fixed-weight theory.
+show the margins and the fixed-weight objective behind the small-``N`` collapse, and
+compare the spectrum of learned pooling with the fixed-weight theory.
 Training is not done here: every function takes the trained objects or measured
 numbers, so that a notebook trains once and draws many frames.
 """
