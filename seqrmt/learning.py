@@ -26,12 +26,15 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
+from scipy.optimize import linprog, minimize, nnls
+
 from . import _checks
 from .experiments import Simulation, _eigh_top
-from .model import VocabularyTable, _tokens, make_table, sample_signs, sample_tokens
+from .model import VocabularyTable, _tokens, make_table, pool, sample_signs, sample_tokens
 
 __all__ = ["KINDS", "LOSSES", "LearnedAttention", "learn_attention", "supervised_weights",
-           "label_signal", "token_snr", "weight_statistics", "learned_spectrum"]
+           "label_signal", "token_snr", "class_separable", "readout_objective", "readout_margin",
+           "interpolation_margin", "weight_statistics", "learned_spectrum"]
 
 #: The two kinds of learnable attention of :func:`learn_attention`.
 KINDS = ("positional", "content")
@@ -65,15 +68,15 @@ def _label_position(label, T: int) -> int:
 # --- the objective and its gradient ---------------------------------------------------
 
 def _forward(kind, params, E, tokens, sqrt_d):
-    """Per-sequence weights ``W`` (N, T), read-out projections ``P`` (N, T) and scores ``f``."""
+    """Per-sequence weights ``W`` (N, T), read-out values ``vals[n, t] = r^T x_{n,t}`` (N, T) and scores ``f``."""
     r, r0, g_or_q = params
-    P = (E.T @ r)[tokens]                                  # r^T x_{n,t}
+    vals = (E.T @ r)[tokens]                               # r^T x_{n,t}
     if kind == "positional":
         W = np.broadcast_to(_softmax(g_or_q), tokens.shape)
     else:
         W = _softmax((E.T @ g_or_q)[tokens] / sqrt_d, axis=1)
-    f = np.einsum("nt,nt->n", W, P) + r0
-    return W, P, f
+    f = np.einsum("nt,nt->n", W, vals) + r0
+    return W, vals, f
 
 
 def _loss_grad(kind, params, E, tokens, y, ridge, loss_name="logistic", *, grad=True):
@@ -84,16 +87,16 @@ def _loss_grad(kind, params, E, tokens, y, ridge, loss_name="logistic", *, grad=
 
     * ``d/dr = E h + ridge r`` with the token histogram ``h_v = sum_{(n,t): v(n,t)=v} rho_n w^(n)_t``;
     * ``d/dr_0 = sum_n rho_n``;
-    * positional: ``d/dw_t = sum_n rho_n P_{n,t}`` and, through the softmax,
-      ``d/dg = w * (d/dw - w^T d/dw)``;
-    * content: ``d f_n / d g_{n,t} = w^(n)_t (P_{n,t} - sum_s w^(n)_s P_{n,s})``, and
+    * positional: ``d/dw_t = sum_n rho_n r^T x_{n,t}`` and, through the softmax,
+      ``d/dg = w * (d/dw - w^T d/dw)`` (Proposition ``prop-ch8-gradients``);
+    * content: ``d f_n / d g_{n,t} = w^(n)_t (r^T x_{n,t} - sum_s w^(n)_s r^T x_{n,s})``, and
       ``d/dq = E k / sqrt(d) + ridge q`` with ``k_v = sum_{(n,t): v(n,t)=v} rho_n d f_n / d g_{n,t}``.
     """
     r, r0, g_or_q = params
     N = tokens.shape[0]
     V = E.shape[1]
     sqrt_d = np.sqrt(E.shape[0])
-    W, P, f = _forward(kind, params, E, tokens, sqrt_d)
+    W, vals, f = _forward(kind, params, E, tokens, sqrt_d)
     if loss_name == "logistic":
         m = -y * f
         loss = float(np.mean(_softplus(m)) + 0.5 * ridge * (r @ r))
@@ -110,10 +113,10 @@ def _loss_grad(kind, params, E, tokens, y, ridge, loss_name="logistic", *, grad=
     d_r0 = float(rho.sum())
     if kind == "positional":
         w = W[0]
-        d_w = rho @ P
+        d_w = rho @ vals
         d_g = w * (d_w - w @ d_w)
     else:
-        inner = W * (P - (f - r0)[:, None])
+        inner = W * (vals - (f - r0)[:, None])
         k = np.bincount(flat, weights=(rho[:, None] * inner).ravel(), minlength=V)
         d_g = E @ k / sqrt_d + ridge * g_or_q
     return loss, (d_r, d_r0, d_g), f
@@ -345,13 +348,24 @@ def learn_attention(R: ArrayLike, beta: float, *, d: int, V: int, N: int,
 # --- the supervised optimum --------------------------------------------------------------
 
 def label_signal(w: ArrayLike, R: ArrayLike, label: int = 1, *, beta: float = 0.0) -> float:
-    """Squared correlation with the label per unit noise of a pooled score (Chapter 8).
+    """Squared correlation with the label per unit of ``beta`` of a pooled score (Chapter 8).
 
-    For the score ``w^T xi`` read along ``mu`` with isotropic token noise of variance
-    ``kappa`` relative to the signal ``beta``, the squared correlation with
-    ``y = xi_j`` is ``beta (w^T R e_j)^2 / (beta w^T R w + kappa)``; this function
-    returns ``(w^T R e_j)^2 / (w^T (beta R + I) w)`` (derived in this book). At
-    ``beta = 0`` it is ``(w^T R e_j)^2 / kappa``, the label signal per unit of noise.
+    A read-out gives the token at position ``t`` the value ``sqrt(beta) xi_t`` plus a noise
+    of variance 1, in units of its within-class standard deviation (the noises of the
+    ``T`` tokens are independent given the signs), so the pooled score has squared
+    correlation ``beta Lambda(w)`` with the label ``y = xi_j``, where (derived in this book)
+
+    ``Lambda(w) = (w^T R e_j)^2 / (w^T Sigma_tok w)``, ``Sigma_tok = beta R + I``;
+
+    ``Sigma_tok`` is the covariance of the standardized token values. This function
+    returns ``Lambda(w)``. At ``beta = 0`` it is ``(w^T R e_j)^2 / ||w||^2``, the label
+    signal per unit of token noise.
+
+    Raises
+    ------
+    ValueError
+        For a ``label`` outside ``1..T``, a negative ``beta`` or a ``w`` that does not
+        match ``R``.
     """
     R = _checks.correlation(R)
     w = _checks.weights(w, T=R.shape[0])
@@ -364,15 +378,29 @@ def label_signal(w: ArrayLike, R: ArrayLike, label: int = 1, *, beta: float = 0.
 def supervised_weights(R: ArrayLike, label: int = 1, *, beta: float = 0.0) -> np.ndarray:
     r"""Attention weights that maximize :func:`label_signal` over the simplex (Chapter 8).
 
-    The label ``y = xi_j`` is correlated with position ``t`` through ``R_{tj}``. Over
-    the simplex, maximizing ``(w^T r)^2 / (w^T M w)`` with ``r = R e_j`` and
-    ``M = beta R + I`` (positive definite) is the convex problem
-    ``min w^T M w`` subject to ``w^T r = 1``, ``w >= 0`` (and the same with ``-r``),
-    rescaled to sum one (derived in this book). Without the constraint the maximizer is
-    ``M^{-1} r``. At ``beta = 0`` (the label signal per unit of token noise) the answer
-    is explicit: ``w`` proportional to the positive part of ``R e_j``, by Cauchy-Schwarz
-    (``w^T r <= w^T r_+ <= ||w|| ||r_+||`` for ``w >= 0``). Solved exactly by an active
-    set: the KKT conditions of the convex problem are checked at the returned point.
+    With ``Sigma_tok = beta R + I`` (``j = label``), ``Lambda(w) = (w^T R e_j)^2 /
+    (w^T Sigma_tok w)`` is a squared correlation, so a maximizer may read the label with
+    either sign. For each sign ``+-`` such that ``+-R e_j`` has a positive entry, the
+    branch ``min w^T Sigma_tok w`` subject to ``+-w^T R e_j = 1``, ``w >= 0`` is a strictly
+    convex quadratic program with a unique solution ``w^+-``, and ``1 / (w^+-)^T Sigma_tok
+    w^+-`` is the largest ``Lambda`` on that branch; the maximizers of ``Lambda`` on the
+    simplex are the ``w^+- / sum(w^+-)`` of the better branches (Proposition
+    ``prop-ch8-supervised``, derived in this book). The branch ``+`` always exists
+    (``(R e_j)_j = 1``); the branch ``-`` exists when column ``j`` of ``R`` has a negative
+    entry. Each branch is solved exactly by an active set whose KKT conditions are checked
+    at the returned point; on a tie the branch ``+`` is returned.
+
+    * ``beta = 0``: ``w^+-`` is proportional to the positive part of ``+-R e_j``, so the
+      maximizer is proportional to the positive part ``(R e_j)_+`` or to the negative part
+      ``(R e_j)_- = (-R e_j)_+``, whichever has the larger norm, and ``max Lambda`` is the
+      larger of their squared norms.
+    * ``beta = numpy.inf``: the limit as ``beta -> infinity``. For each sign the set
+      ``F_+- = {w >= 0 : R w = +-R e_j}`` is closed and convex; let ``w^+-_inf`` be its point
+      of least norm. The limit is ``w^+-_inf / sum(w^+-_inf)`` for the sign with the smaller
+      norm (``+`` on a tie, where both are limit points). For positive-definite ``R`` this
+      is ``e_j``; for singular ``R`` it need not be (prefix model: uniform on the prefix).
+      Computed exactly as a least-distance program (Lawson-Hanson, through
+      :func:`scipy.optimize.nnls`).
 
     Parameters
     ----------
@@ -382,16 +410,23 @@ def supervised_weights(R: ArrayLike, label: int = 1, *, beta: float = 0.0) -> np
         Position ``1 <= label <= T`` whose sign is the label.
     beta : float
         Weight ``>= 0`` of the sign noise of the other positions relative to the token
-        noise (``0``: token noise only).
+        noise (``0``: token noise only; ``numpy.inf``: the limit of noiseless tokens).
 
     Returns
     -------
     w : ndarray, shape (T,)
         On the simplex.
+
+    Raises
+    ------
+    ValueError
+        For a ``label`` outside ``1..T`` or a negative ``beta``.
     """
     R = _checks.correlation(R)
     T = R.shape[0]
     label = _label_position(label, T)
+    if isinstance(beta, (float, np.floating)) and np.isposinf(beta):
+        return _supervised_limit(R, label)
     beta = _checks.nonnegative("beta", beta)
     r = R[:, label - 1]
     M = beta * R + np.eye(T)
@@ -401,9 +436,62 @@ def supervised_weights(R: ArrayLike, label: int = 1, *, beta: float = 0.0) -> np
         if w is None:
             continue
         val = (w @ r) ** 2 / (w @ M @ w)
-        if val > best_val + 1e-12:
+        if val > best_val * (1 + 1e-12) + 1e-300:
             best, best_val = w, val
     return best / best.sum()
+
+
+def _supervised_limit(R: np.ndarray, label: int) -> np.ndarray:
+    """The ``beta -> infinity`` limit of :func:`supervised_weights` (Proposition ``prop-ch8-supervised``).
+
+    ``F_s = {v >= 0 : R v = s R e_j}`` for ``s = +-1``. With ``P_R`` the orthogonal projector on
+    the range of ``R`` and ``K`` an orthonormal basis of its kernel, ``R v = s R e_j`` means
+    ``v = s P_R e_j + K x`` and ``||v||^2 = ||P_R e_j||^2 + ||x||^2``; so the least-norm element
+    of ``F_s`` comes from the least-distance program ``min ||x||`` subject to
+    ``K x >= -s P_R e_j``, solved by the
+    Lawson-Hanson reduction to non-negative least squares.
+    """
+    T = R.shape[0]
+    lam, Q = np.linalg.eigh(R)
+    kernel = lam <= 1e-10 * T
+    K = Q[:, kernel]
+    e = np.zeros(T)
+    e[label - 1] = 1.0
+    Pe = e - K @ (K.T @ e)
+    best, best_norm = None, np.inf
+    for sgn in (1.0, -1.0):
+        h = -sgn * Pe
+        v = sgn * Pe
+        if K.shape[1]:
+            x = _least_distance(K, h)
+            if x is None:
+                continue
+            v = v + K @ x
+        elif np.any(h > 1e-12):
+            continue                                       # no kernel: v = s e_j must be >= 0
+        v = np.maximum(v, 0.0)
+        norm2 = float(v @ v)
+        if norm2 < best_norm * (1 - 1e-9):
+            best, best_norm = v, norm2
+    return best / best.sum()
+
+
+def _least_distance(G: np.ndarray, h: np.ndarray) -> np.ndarray | None:
+    """``argmin ||x||`` subject to ``G x >= h`` (Lawson-Hanson LDP via NNLS); ``None`` if infeasible.
+
+    With ``E = [G^T; h^T]`` and ``f = (0, ..., 0, 1)``, let ``u >= 0`` minimize ``||E u - f||``
+    and ``rho = E u - f``; the constraints are infeasible iff ``rho = 0``, and otherwise
+    ``x = -rho_{1..n} / rho_{n+1}`` (Lawson and Hanson, *Solving Least Squares Problems*, ch. 23).
+    """
+    m, n = G.shape
+    Em = np.vstack([G.T, h[None, :]])                      # (n + 1) x m
+    f = np.zeros(n + 1)
+    f[-1] = 1.0
+    u, _ = nnls(Em, f, maxiter=50 * max(m, n + 1))
+    res = Em @ u - f
+    if abs(res[-1]) < 1e-12:
+        return None
+    return -res[:n] / res[-1]
 
 
 def _nonneg_min_quadratic(M: np.ndarray, r: np.ndarray) -> np.ndarray | None:
@@ -447,10 +535,11 @@ def token_snr(result: LearnedAttention) -> float:
     ``p_v = p_0 + s_v m + (noise)`` with ``m`` half the difference of the two class means
     of ``p`` and ``sigma^2`` the average within-class variance; returns ``m^2 / sigma^2``.
     The pooled score is then ``f_n = r_0 + p_0 + m w^T xi_n + (noise of variance
-    sigma^2 kappa)``, so its squared correlation with the label is
-    ``(w^T R e_j)^2 / (w^T (b R + I) w)`` with ``b = m^2/sigma^2``: the ``beta`` of
-    :func:`label_signal` and :func:`supervised_weights` that describes this read-out
-    (derived in this book).
+    sigma^2 kappa)``, the noise of the ``T`` tokens being independent given the signs, so
+    its squared correlation with the label ``xi_j`` is ``b Lambda(w)`` with
+    ``b = m^2/sigma^2`` and ``Lambda(w) = (w^T R e_j)^2 / (w^T (b R + I) w)``: ``b`` is the
+    ``beta`` of :func:`label_signal` and :func:`supervised_weights` that describes this
+    read-out (derived in this book).
     """
     if not isinstance(result, LearnedAttention):
         raise TypeError(f"result must be a LearnedAttention (see seqrmt.learn_attention), "
@@ -462,6 +551,162 @@ def token_snr(result: LearnedAttention) -> float:
     if var <= 0:
         raise ValueError("the read-out gives every token of a class the same value (sigma^2 = 0)")
     return float(m * m / var)
+
+
+# --- separability, margins and the objective at fixed weights ----------------------------
+
+def class_separable(table: VocabularyTable) -> bool:
+    """Whether the token embeddings are linearly separable by class (Chapter 8).
+
+    Feasibility of the linear program: is there a read-out ``r`` in ``R^d`` and ``r_0``
+    with ``s_v (r^T e_v + r_0) >= 1`` for every token ``v``? Solved by
+    :func:`scipy.optimize.linprog` (HiGHS) with a zero objective. When it holds, every
+    pooled vector whose weights sit on positions that carry the label's sign (in the
+    prefix model with the label ``xi_1``: any ``w`` on the first ``L`` positions, a single
+    position included) is a convex combination of tokens of the class ``y_n``, so the
+    same read-out fits every training label, at every ``N`` (Chapter 8).
+
+    Raises
+    ------
+    TypeError
+        If ``table`` is not a :class:`seqrmt.VocabularyTable`.
+    RuntimeError
+        If the solver ends without deciding feasibility.
+    """
+    table = _checks.table(table)
+    s = table.signs.astype(float)
+    A = -s[:, None] * np.hstack([table.E.T, np.ones((table.V, 1))])
+    out = linprog(np.zeros(table.d + 1), A_ub=A, b_ub=-np.ones(table.V),
+                  bounds=[(None, None)] * (table.d + 1), method="highs")
+    if out.status == 0:
+        return True
+    if out.status == 2:
+        return False
+    raise RuntimeError(f"linprog did not decide separability: {out.message}")  # pragma: no cover
+
+
+def _fixed_weights(result, w) -> np.ndarray:
+    if not isinstance(result, LearnedAttention):
+        raise TypeError(f"result must be a LearnedAttention (see seqrmt.learn_attention), "
+                        f"got {type(result).__name__}")
+    if result.kind != "positional":
+        raise ValueError(f"result must be of kind 'positional', got {result.kind!r}")
+    w = _checks.weights(w, T=result.weights.size)
+    if np.any(w < 0) or not np.isclose(w.sum(), 1.0):
+        raise ValueError("w must be a point of the simplex (w >= 0, sum 1)")
+    return w
+
+
+def readout_objective(result: LearnedAttention, w: ArrayLike, *, ridge: float | None = None) -> float:
+    """Training objective at fixed positional weights, minimized over the read-out (Chapter 8).
+
+    ``L*(w) = min over (r, r_0) of L(w, r, r_0)``, with ``L`` the objective of
+    :func:`learn_attention` (the loss and, unless ``ridge`` is given, the ridge of
+    ``result.params``) on the training data of ``result``. For ``ridge > 0`` the problem
+    is strictly convex in ``(r, r_0)``; it is solved by L-BFGS from ``r = 0``, ``r_0 = 0``
+    to a gradient below ``1e-7``. Comparing ``L*`` at two weight vectors says which of
+    them the training objective prefers, whatever path the optimizer of
+    :func:`learn_attention` takes.
+
+    Parameters
+    ----------
+    result : LearnedAttention
+        A positional-attention run; its table, training tokens, labels, loss and ridge
+        are used.
+    w : array_like, shape (T,)
+        Fixed pooling weights, a point of the simplex.
+    ridge : float, optional
+        Ridge penalty ``>= 0`` on the read-out; default the one ``result`` was trained with.
+
+    Raises
+    ------
+    TypeError
+        If ``result`` is not a :class:`LearnedAttention`.
+    ValueError
+        For content attention, weights off the simplex, a negative ``ridge``, or the
+        logistic loss with ``ridge = 0`` (separable data then have no minimizing read-out).
+    RuntimeError
+        If the minimization does not reach the gradient tolerance.
+    """
+    w = _fixed_weights(result, w)
+    ridge = result.params["ridge"] if ridge is None else _checks.nonnegative("ridge", ridge)
+    loss = result.params["loss"]
+    if ridge <= 0 and loss == "logistic":
+        raise ValueError("ridge must be > 0 for the logistic loss (no minimizing read-out otherwise)")
+    E, tokens, y = result.table.E, result.tokens, result.labels.astype(float)
+    d = E.shape[0]
+    with np.errstate(divide="ignore"):
+        g = np.log(w)                                      # softmax(g) = w, zero weights at -inf
+
+    def fun(x):
+        value, grads, _ = _loss_grad("positional", [x[:d], x[d], g], E, tokens, y, ridge, loss)
+        return value, np.append(grads[0], grads[1])
+
+    out = minimize(fun, np.zeros(d + 1), jac=True, method="L-BFGS-B",
+                   options=dict(maxiter=20000, gtol=1e-10, ftol=1e-15))
+    if np.abs(out.jac).max() > 1e-7:
+        raise RuntimeError(f"the read-out fit did not converge (gradient {np.abs(out.jac).max():.2e})")
+    return float(out.fun)
+
+
+def readout_margin(result: LearnedAttention, w: ArrayLike) -> float:
+    """Hard margin of the pooled training vectors at fixed weights (Chapter 8).
+
+    ``max over (r, r_0), r != 0, of min_n y_n (r^T c_n + r_0) / ||r||`` with
+    ``c_n = sum_t w_t x_{n,t}`` the training sequences of ``result`` pooled with ``w``
+    and ``y_n`` their labels: the distance from the separating hyperplane to the closest
+    training point. It is what the logistic loss with a small ridge maximizes
+    (the regularization path tends to the maximum-margin read-out as the ridge goes to
+    zero). Computed as the least-distance program ``min ||(r, r_0 / b)||`` subject to
+    ``y_n (r^T c_n + r_0) >= 1``, with the bias scaled by ``b = 100 max_n ||c_n||`` so
+    that its cost is negligible, by the Lawson-Hanson reduction to non-negative least
+    squares; the returned number is the margin achieved by the read-out found. Returns
+    ``0.0`` when the pooled vectors are not linearly separable.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`readout_objective`.
+    """
+    w = _fixed_weights(result, w)
+    C = pool(result.table, result.tokens, w)
+    y = result.labels.astype(float)
+    b = 100.0 * float(np.sqrt((C * C).sum(axis=0)).max())
+    G = y[:, None] * np.vstack([C, np.full(C.shape[1], b)]).T
+    x = _least_distance(G, np.ones(y.size))
+    if x is None:
+        return 0.0
+    r, r0 = x[:-1], b * x[-1]
+    return float(np.min(y * (r @ C + r0)) / np.linalg.norm(r))
+
+
+def interpolation_margin(beta: float, kappa: float, d: int, N: int) -> float:
+    """Heuristic hard margin of ``N < d`` pooled vectors ``y_n mu + eps_n`` (Chapter 8).
+
+    With ``||mu||^2 = beta``, pooled noise ``eps_n`` i.i.d. ``N(0, kappa I_d)`` and
+    ``N < d``, every point is a support vector of the maximum-margin read-out (no bias),
+    which is then the least-norm interpolant ``r = C (C^T C)^{-1} y`` of margin
+    ``(y^T (C^T C)^{-1} y)^{-1/2}``. Neglecting the cross terms ``mu^T eps_n``,
+    ``C^T C = beta y y^T + Xi`` with ``Xi`` Wishart, ``y^T Xi^{-1} y ~ N / (kappa (d - N))``,
+    and the Sherman-Morrison formula gives (derived in this book, a heuristic)
+
+    ``margin^2 = beta + kappa (d - N) / N``:
+
+    the noise adds ``kappa (d - N) / N``, which grows with the noise energy ``kappa`` of a
+    pooled vector and vanishes at ``N = d``.
+
+    Raises
+    ------
+    ValueError
+        For ``beta < 0``, ``kappa <= 0`` or ``N >= d`` (sizes must be positive integers).
+    """
+    beta = _checks.nonnegative("beta", beta)
+    kappa = _checks.positive("kappa", kappa)
+    d = _checks.integer("d", d)
+    N = _checks.integer("N", N)
+    if N >= d:
+        raise ValueError(f"N must be < d = {d} (the noise of N >= d vectors cannot be interpolated), got {N}")
+    return float(np.sqrt(beta + kappa * (d - N) / N))
 
 
 def weight_statistics(W: ArrayLike, xi: ArrayLike) -> dict:

@@ -344,6 +344,18 @@ bad("token_snr", "result", "not a result", lambda: sr.token_snr(3.0))
 bad("weight_statistics", "W", "NaN", lambda: sr.weight_statistics(np.full((5, T), NAN), XI))
 bad("weight_statistics", "W", "shape", lambda: sr.weight_statistics(np.ones((4, T)), XI))
 bad("learned_spectrum", "result", "not a result", lambda: sr.learned_spectrum("x"))
+bad("supervised_weights", "beta", "NaN", lambda: sr.supervised_weights(R, 1, beta=NAN))
+bad("class_separable", "table", "not a table", lambda: sr.class_separable(np.ones((8, 10))))
+bad("readout_objective", "result", "not a result", lambda: sr.readout_objective("x", W))
+bad("readout_objective", "w", "off the simplex",
+    lambda: sr.readout_objective(sr.learn_attention(R, 1.0, d=8, V=10, N=20, steps=1, seed=0), 2 * W))
+bad("readout_objective", "ridge", "negative",
+    lambda: sr.readout_objective(sr.learn_attention(R, 1.0, d=8, V=10, N=20, steps=1, seed=0), W, ridge=-1.0))
+bad("readout_margin", "result", "not a result", lambda: sr.readout_margin(None, W))
+bad("readout_margin", "w", "wrong length",
+    lambda: sr.readout_margin(sr.learn_attention(R, 1.0, d=8, V=10, N=20, steps=1, seed=0), W3))
+bad("interpolation_margin", "N", "not below d", lambda: sr.interpolation_margin(1.0, 1.0, 10, 10))
+bad("interpolation_margin", "kappa", "NaN", lambda: sr.interpolation_margin(1.0, NAN, 10, 5))
 bad("spectral_classifier_accuracy", "overlap", "above 1",
     lambda: sr.spectral_classifier_accuracy(1.5, 2.0, 0.3, 1.0, 0.5))
 bad("spectral_classifier_accuracy", "noise_var", "zero",

@@ -179,12 +179,143 @@ def test_supervised_optimum_prefix_is_the_spectral_optimum(beta):
     assert np.allclose(sr.supervised_weights(R_PREFIX, L + 2, beta=beta), np.eye(T)[L + 1])
 
 
-def test_supervised_optimum_beta0_is_the_positive_part_of_the_column():
-    for rho in (0.8, -0.6):
+def test_supervised_optimum_beta0_is_the_larger_part_of_the_column():
+    """beta = 0: w_sup is proportional to the positive or the negative part of R e_j, the larger one."""
+    for rho in (0.8, -0.6, -0.95):
         R = sr.markov_correlation(T, rho)
-        for j in (1, 5):
-            col = np.maximum(R[:, j - 1], 0)
-            assert np.allclose(sr.supervised_weights(R, j), col / col.sum())
+        for j in (1, 5, 8):
+            col = R[:, j - 1]
+            pos, neg = np.maximum(col, 0), np.maximum(-col, 0)
+            part = pos if pos @ pos >= neg @ neg else neg
+            w = sr.supervised_weights(R, j)
+            assert np.allclose(w, part / part.sum())
+            assert sr.label_signal(w, R, j) == pytest.approx(max(pos @ pos, neg @ neg))
+
+
+def _flip_signs(n, T, p, rng):
+    """xi_1 a fair sign, xi_t = -xi_1 f_t (t >= 2) with independent f_t, P(f_t = 1) = p."""
+    x1 = rng.choice([-1.0, 1.0], size=n)
+    f = np.where(rng.random((n, T - 1)) < p, 1.0, -1.0)
+    return np.column_stack([x1, -x1[:, None] * f])
+
+
+def _flip_correlation(T, p):
+    """R of the flip process: R_1t = -(2p - 1), R_ts = (2p - 1)^2 for 2 <= s != t."""
+    a = 2 * p - 1
+    c = np.r_[1.0, np.full(T - 1, -a)]
+    return np.outer(c, c) + np.diag(np.r_[0.0, np.full(T - 1, 1 - a * a)])
+
+
+def _simplex_grid(T, m):
+    """All points of the simplex with coordinates in (1/m) Z."""
+    pts = [c for c in np.ndindex(*(m + 1,) * (T - 1)) if sum(c) <= m]
+    return np.array([list(c) + [m - sum(c)] for c in pts], dtype=float) / m
+
+
+def test_negative_branch_counterexample_from_the_sign_process():
+    """A genuine sign process whose best read-out of xi_1 uses the other positions with a minus sign."""
+    rng = np.random.default_rng(5)
+    xi = _flip_signs(400_000, 4, 0.95, rng)
+    R = _flip_correlation(4, 0.95)
+    assert np.allclose(R[0, 1:], -0.9) and np.isclose(R[1, 2], 0.81)
+    assert np.abs(xi.T @ xi / len(xi) - R).max() < 0.01           # about 6 standard errors at n = 4e5
+    assert np.abs(xi.mean(axis=0)).max() < 0.01
+    # beta = 0: (Re_1)_+ = e_1 gives 1, the negative part gives 3 * 0.81 = 2.43
+    e1, neg = np.eye(4)[0], np.r_[0.0, 1, 1, 1] / 3
+    assert sr.label_signal(e1, R) == pytest.approx(1.0)
+    assert sr.label_signal(neg, R) == pytest.approx(2.43)
+    assert np.allclose(sr.supervised_weights(R, 1), neg)
+    # brute force over the simplex: a grid of step 1/60 and random points never beat it
+    grid = _simplex_grid(4, 60)
+    vals = (grid @ R[:, 0]) ** 2 / np.einsum("nt,nt->n", grid, grid)
+    assert vals.max() == pytest.approx(2.43) and vals.max() <= 2.43 + 1e-12
+    pts = rng.dirichlet(np.full(4, 0.5), size=2000)
+    assert max(sr.label_signal(p, R) for p in pts) <= 2.43 + 1e-12
+    # the sign is real: simulated token values sqrt(b) xi_t + eps_t pooled with w have squared
+    # correlation b Lambda(w) with the label, and the negative branch correlates negatively
+    b = 0.5
+    vals_tok = np.sqrt(b) * xi + rng.standard_normal(xi.shape)
+    y = xi[:, 0]
+    for v in (e1, neg):
+        c2 = np.corrcoef(vals_tok @ v, y)[0, 1] ** 2
+        assert c2 == pytest.approx(b * sr.label_signal(v, R, beta=b), abs=0.005)
+    assert np.corrcoef(vals_tok @ neg, y)[0, 1] < 0
+    # at b = 0.5 the negative branch still wins; for noiseless tokens (R positive definite) e_1 does
+    assert np.allclose(sr.supervised_weights(R, 1, beta=b), neg)
+    assert np.allclose(sr.supervised_weights(R, 1, beta=np.inf), e1)
+    assert np.allclose(sr.supervised_weights(R, 1, beta=50.0), e1)
+
+
+def _least_norm_by_supports(R, j, sgn):
+    """Least-norm v >= 0 with R v = sgn R e_j, by enumerating supports (small T only)."""
+    T_ = R.shape[0]
+    target = sgn * R[:, j - 1]
+    best = None
+    for mask in range(1, 2 ** T_):
+        J = [t for t in range(T_) if mask >> t & 1]
+        x, *_ = np.linalg.lstsq(R[:, J], target, rcond=None)
+        if np.abs(R[:, J] @ x - target).max() > 1e-9 or x.min() < -1e-12:
+            continue
+        v = np.zeros(T_)
+        v[J] = x
+        if best is None or v @ v < best @ best - 1e-12:
+            best = v
+    return best
+
+
+def _singular_correlation(T_, k, rng):
+    X = rng.standard_normal((k, T_))
+    X /= np.linalg.norm(X, axis=0)
+    return X.T @ X
+
+
+def test_supervised_limit_is_the_least_norm_point_of_the_kernel_fibre():
+    """beta -> inf: limit u^s / sum(u^s), u^s the least-norm v >= 0 with R v = s R e_j (enumerated)."""
+    rng = np.random.default_rng(3)
+    for trial in range(6):
+        T_, k = 6, 2 + trial % 3
+        R = _singular_correlation(T_, k, rng)
+        j = 1 + trial % T_
+        limit = sr.supervised_weights(R, j, beta=np.inf)
+        cands = [v for v in (_least_norm_by_supports(R, j, s) for s in (1, -1)) if v is not None]
+        best = min(cands, key=lambda v: v @ v)
+        assert np.allclose(limit, best / best.sum(), atol=1e-8)
+        # the maximizer at large beta approaches the limit (the rate 1/beta is observed, not proved),
+        # and 1 / max Lambda - beta -> ||u||^2
+        for b in (1e4, 1e6):
+            w = sr.supervised_weights(R, j, beta=b)
+            assert np.abs(w - limit).max() < 1000 / b
+        b = 1e6
+        w = sr.supervised_weights(R, j, beta=b)
+        assert 1 / sr.label_signal(w, R, j, beta=b) - b == pytest.approx(best @ best, abs=1e-3)
+
+
+def test_supervised_limit_prefix_and_positive_definite():
+    # singular R: the prefix model gives the uniform prefix, not e_j (also what large finite beta returns)
+    uniform = np.r_[np.ones(L) / L, np.zeros(T - L)]
+    for b in (1e8, np.inf):
+        assert np.allclose(sr.supervised_weights(R_PREFIX, 1, beta=b), uniform)
+    # positive definite R: the limit is e_j
+    R = sr.markov_correlation(T, 0.8)
+    for j in (1, 7):
+        assert np.allclose(sr.supervised_weights(R, j, beta=np.inf), np.eye(T)[j - 1])
+    # rank one with opposite signs: the limit is on the negative branch
+    s = np.r_[1.0, -1, -1, -1]
+    assert np.allclose(sr.supervised_weights(np.outer(s, s), 1, beta=np.inf), np.r_[0, 1, 1, 1] / 3)
+
+
+def test_supervised_optimum_outside_the_prefix_is_the_label_position():
+    """j > L: w_sup = e_j for every beta (Lambda(e_j) = 1/(beta+1) is the maximum), not the spectral optimum."""
+    grid = _simplex_grid(5, 20)
+    R = sr.prefix_correlation(5, 2)
+    for b in (0.0, 1.0, 10.0):
+        w = sr.supervised_weights(R, 4, beta=b)
+        assert np.allclose(w, np.eye(5)[3])
+        assert sr.label_signal(w, R, 4, beta=b) == pytest.approx(1 / (b + 1))
+        M = b * R + np.eye(5)
+        vals = (grid @ R[:, 3]) ** 2 / np.einsum("nt,ts,ns->n", grid, M, grid)
+        assert vals.max() <= 1 / (b + 1) + 1e-12
+    assert _ak(np.eye(5)[3], R) == pytest.approx(1.0) and _ak(sr.optimal_weights(R), R) == pytest.approx(2.0)
 
 
 @pytest.mark.parametrize("rho, beta", [(0.8, 0.0), (0.8, 2.0), (-0.5, 1.0), (0.3, 10.0)])
@@ -204,7 +335,7 @@ def test_supervised_optimum_beats_random_simplex_points(rho, beta):
 
 
 def test_supervised_optimum_tends_to_the_label_position():
-    R = sr.markov_correlation(T, 0.8)
+    R = sr.markov_correlation(T, 0.8)          # positive definite: the limit is e_1
     w = sr.supervised_weights(R, 1, beta=1e5)
     assert w[0] > 0.999
     assert sr.label_signal(np.eye(T)[0], R, 1, beta=0.0) == pytest.approx(1.0)
@@ -215,6 +346,81 @@ def test_markov_supervised_and_spectral_optima_differ():
     sup, spec = sr.supervised_weights(R), sr.optimal_weights(R)
     assert np.argmax(sup) == 0 and np.argmax(spec) in (7, 8)
     assert _ak(spec, R) > _ak(sup, R) + 1
+
+
+# --- separability, margins, the objective at fixed weights ------------------------------------
+
+def test_class_separable_vocabulary():
+    """The chapter's tables (d = 200, V = 400, beta = 2) are separable by class; V >> 2d at beta = 0 is not."""
+    for seed in (0, 1):
+        assert sr.class_separable(sr.make_table(200, 400, 2.0, seed=seed))
+    assert not sr.class_separable(sr.make_table(10, 60, 0.0, seed=0))    # Cover: P(separable) < 1e-6
+    assert sr.class_separable(sr.make_table(10, 60, 400.0, seed=0))      # classes far apart
+    with pytest.raises(TypeError, match="table"):
+        sr.class_separable(np.zeros((3, 4)))
+
+
+def _primal_margin(C, y):
+    """Independent hard margin: min ||r||^2 s.t. y_n (r^T c_n + r_0) >= 1 by SLSQP."""
+    from scipy.optimize import minimize
+    d = C.shape[0]
+    cons = {"type": "ineq", "fun": lambda x: y * (x[:d] @ C + x[d]) - 1,
+            "jac": lambda x: np.column_stack([y[:, None] * C.T, y])}
+    x0 = np.r_[np.linalg.lstsq(C.T, y, rcond=None)[0] * 10, 0.0]
+    out = minimize(lambda x: x[:d] @ x[:d], x0, jac=lambda x: np.r_[2 * x[:d], 0.0], constraints=[cons],
+                   method="SLSQP", options=dict(maxiter=2000, ftol=1e-14))
+    assert out.success
+    return 1 / np.linalg.norm(out.x[:d])
+
+
+def test_readout_margin_matches_an_independent_solver():
+    res = sr.learn_attention(R_PREFIX, 2.0, d=12, V=40, N=18, seed=4, steps=2)
+    for w in (np.eye(T)[0], np.r_[np.ones(L) / L, np.zeros(T - L)]):
+        C = sr.pool(res.table, res.tokens, w)
+        assert sr.readout_margin(res, w) == pytest.approx(_primal_margin(C, res.labels.astype(float)), rel=1e-5)
+    # not separable: labels of a position outside the prefix read through the prefix only
+    res_out = sr.learn_attention(R_PREFIX, 0.0, d=5, V=40, N=200, seed=0, steps=2, label=L + 1)
+    assert sr.readout_margin(res_out, np.eye(T)[0]) == 0.0
+
+
+def test_readout_objective_is_the_minimum_over_the_readout():
+    res = sr.learn_attention(R_PREFIX, 2.0, d=30, V=60, N=120, seed=2, steps=400)
+    J = sr.readout_objective(res, res.weights)
+    assert J <= res.history["loss"][-1] + 1e-12
+    # squared loss: the minimum over (r, r_0) is a ridge regression with an unpenalized bias
+    sq = sr.learn_attention(R_PREFIX, 2.0, d=30, V=60, N=120, seed=2, steps=2, loss="squared", ridge=0.01)
+    w = np.r_[np.ones(L) / L, np.zeros(T - L)]
+    C, y, N = sr.pool(sq.table, sq.tokens, w), sq.labels.astype(float), 120
+    Cc, yc = C - C.mean(axis=1, keepdims=True), y - y.mean()
+    r = np.linalg.solve(Cc @ Cc.T / N + 0.01 * np.eye(30), Cc @ yc / N)
+    r0 = y.mean() - r @ C.mean(axis=1)
+    exact = 0.5 * np.mean((r @ C + r0 - y) ** 2) + 0.005 * r @ r
+    assert sr.readout_objective(sq, w) == pytest.approx(exact, rel=1e-7)
+    with pytest.raises(ValueError, match="ridge"):
+        sr.readout_objective(res, w, ridge=0.0)
+    with pytest.raises(ValueError, match="ridge"):
+        sr.readout_objective(res, w, ridge=-1.0)
+    # a larger ridge costs more at the same weights
+    assert sr.readout_objective(res, w, ridge=0.1) > sr.readout_objective(res, w)
+    with pytest.raises(ValueError, match="simplex"):
+        sr.readout_objective(res, np.r_[2.0, np.zeros(T - 1)])
+    content = sr.learn_attention(R_PREFIX, 2.0, d=10, V=40, N=50, seed=0, steps=2, kind="content")
+    with pytest.raises(ValueError, match="positional"):
+        sr.readout_margin(content, w)
+    with pytest.raises(TypeError, match="result"):
+        sr.readout_objective("res", w)
+
+
+def test_interpolation_margin_heuristic_at_small_N():
+    """N << d: the hard margin of y_n mu + pooled noise is sqrt(beta + kappa (d - N)/N) within a few %."""
+    res = sr.learn_attention(R_PREFIX, 2.0, d=400, V=800, N=60, seed=8, steps=1)
+    for w, kap in ((np.eye(T)[1], 1.0), (np.r_[np.ones(L) / L, np.zeros(T - L)], 1 / L)):
+        assert sr.readout_margin(res, w) == pytest.approx(sr.interpolation_margin(2.0, kap, 400, 60), rel=0.03)
+    assert sr.interpolation_margin(2.0, 1.0, 200, 50) == pytest.approx(np.sqrt(5.0))
+    with pytest.raises(ValueError, match="N"):
+        sr.interpolation_margin(2.0, 1.0, 200, 200)
+    with pytest.raises(ValueError, match="kappa"):
+        sr.interpolation_margin(2.0, 0.0, 200, 20)
 
 
 # --- statistics and spectra ---------------------------------------------------------------------
@@ -269,6 +475,8 @@ def test_figures_have_alt_text_with_numbers():
         srp.learning_profiles(R_PREFIX, {"learned": res.weights}, title="prefix"),
         srp.learning_training(res, step=25),
         srp.learning_curve([100, 200], [[1.5, 3.0], [1.7, 3.2]], R_PREFIX),
+        srp.learning_margins([50, 400], {"one position": [2.2, 0.9], "prefix average": [1.6, 1.1]},
+                             [-40.0, 35.0], d=200, heuristic={"one position": [2.24]}),
         srp.learning_spectrum([100, 200], {"fresh data": [2.0, 2.1]}, [2.0, 2.0], {"fresh data": [0.5, 0.6]},
                               [0.5, 0.55]),
         srp.learning_content([0, 1], {"q": {"lambda": [1.0, 2.0], "lambda_theory": [1.0, 1.0],
@@ -280,6 +488,9 @@ def test_figures_have_alt_text_with_numbers():
         assert alt == fig.seqrmt_alt and any(ch.isdigit() for ch in alt)
         assert fig.get_size_inches()[0] <= 7.0
     assert "4" in srp.alt_text(figs[0])                      # lambda_max of the prefix R
-    assert "2 %" in srp.alt_text(figs[3]) or "5 %" in srp.alt_text(figs[3])
+    assert "2 %" in srp.alt_text(figs[4]) or "5 %" in srp.alt_text(figs[4])
     with pytest.raises(ValueError, match="reference"):
         srp.learning_profiles(R_PREFIX, reference=("best",))
+    with pytest.raises(ValueError, match="margins"):
+        srp.learning_margins([50], {"a": [1.0]}, [0.0], d=200)
+    assert "-40" in srp.alt_text(figs[3]) and "2.2" in srp.alt_text(figs[3])

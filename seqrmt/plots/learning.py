@@ -3,7 +3,8 @@
 The weights are trained by :func:`seqrmt.learn_attention`; these functions draw what
 was learned next to the fixed weightings of Chapters 4 and 5 (mean, causal, the
 Theorem 5 optimum) and the supervised optimum (:func:`seqrmt.supervised_weights`),
-and compare the spectrum of learned pooling with the fixed-weight theory.
+show the margins and the fixed-weight objective behind the small-``N`` collapse, and
+compare the spectrum of learned pooling with the fixed-weight theory.
 Training is not done here: every function takes the trained objects or measured
 numbers, so that a notebook trains once and draws many frames.
 """
@@ -19,7 +20,7 @@ from ..attention import kappa as _kappa
 from ..learning import LearnedAttention, supervised_weights
 from ._style import THEORY_COLOR, WEIGHT_COLORS, figure, finish, fmt, plain_text, set_alt
 
-__all__ = ["learning_profiles", "learning_training", "learning_curve",
+__all__ = ["learning_profiles", "learning_training", "learning_curve", "learning_margins",
            "learning_spectrum", "learning_content"]
 
 #: Colors of the weightings that appear only in Chapter 8.
@@ -167,6 +168,49 @@ def learning_curve(Ns: Sequence[int], ratios, R, *, title: str = ""):
                         f"(log scale, {ratios.shape[0]} seeds; {plain_text(title)}). Mean over seeds: {pts}. "
                         f"References: mean pooling {fmt(_ratio(mean_weights(T), R), 3)}, causal "
                         f"{fmt(_ratio(causal_weights(T), R), 3)}, optimum {fmt(float(np.linalg.eigvalsh(R)[-1]), 3)}.")
+
+
+def learning_margins(Ns: Sequence[int], margins: Mapping[str, Sequence[float]],
+                     objective_gap: Sequence[float], *, d: int,
+                     heuristic: Mapping[str, Sequence[float]] | None = None, title: str = ""):
+    """Why small ``N`` collapses: margins and the training objective at fixed weights.
+
+    Top: the hard margin (:func:`seqrmt.readout_margin`) of the pooled training vectors
+    against ``N`` for each fixed weighting in ``margins`` (e.g. one position and the prefix
+    average), with the heuristic ``sqrt(beta + kappa (d - N)/N)`` of
+    :func:`seqrmt.interpolation_margin` (dashed, ``heuristic[name]`` at the ``N < d``).
+    Bottom: ``objective_gap``, the relative difference of the training objective minimized
+    over the read-out (:func:`seqrmt.readout_objective`) between the first and the second
+    weighting, in percent: negative where the objective prefers the first. The dotted
+    vertical line is ``N = d``.
+    """
+    Ns = np.asarray(Ns, dtype=float)
+    gap = np.asarray(objective_gap, dtype=float)
+    names = list(margins)
+    if len(names) != 2:
+        raise ValueError(f"margins must hold two weightings, got {len(names)}")
+    fig, (ax1, ax2) = figure(1, 2, width=6.8, height=6, sharex=True)
+    colors = (_LEARNED_COLORS["learned"], WEIGHT_COLORS["optimal"])
+    for i, name in enumerate(names):
+        ax1.plot(Ns, margins[name], "o-", color=colors[i], label=name)
+        if heuristic and name in heuristic:
+            h = np.asarray(heuristic[name], dtype=float)
+            ax1.plot(Ns[:h.size], h, "--", color=colors[i], lw=1.2, label=f"{name}: heuristic")
+    ax2.axhline(0, color=THEORY_COLOR, lw=0.8)
+    ax2.plot(Ns, gap, "s-", color=THEORY_COLOR, label=f"{names[0]} minus {names[1]}")
+    for ax in (ax1, ax2):
+        ax.axvline(d, color="0.5", ls=":", lw=1)
+        ax.set_xscale("log")
+    finish(ax1, ylabel="hard margin of the read-out", title=title)
+    finish(ax2, xlabel="labelled sequences $N$ (dotted: $N=d$)", ylabel="objective gap (%)")
+    pts = "; ".join(f"N = {int(n)}: " + ", ".join(f"{plain_text(k)} {fmt(margins[k][i], 3)}" for k in names)
+                    + f", gap {fmt(gap[i], 2)} %" for i, n in enumerate(Ns))
+    return set_alt(fig, f"Top: hard margin of the best read-out of the training sequences pooled with fixed "
+                        f"weights ({' and '.join(plain_text(k) for k in names)}) against N on a log scale, "
+                        f"dashed the heuristic for N below d = {int(d)}. Bottom: relative difference in percent "
+                        f"of the training objective minimized over the read-out, {plain_text(names[0])} minus "
+                        f"{plain_text(names[1])}, negative where the objective prefers {plain_text(names[0])}. "
+                        f"{pts}.")
 
 
 def learning_spectrum(Ns: Sequence[int], measured: Mapping[str, Sequence[float]],
