@@ -90,3 +90,15 @@ def test_derivation_sketches_name_their_assumption():
         if kind == "remark" and title.lower().startswith("derivation sketch"):
             first = re.split(r"(?<=[.:])\s", body.strip(), maxsplit=1)[0].lower()
             assert "assum" in first, f"{page} {label}: a derivation sketch opens by naming the step it assumes"
+
+
+#: Kinds of formal statement that the "Results at a glance" page must list, every one of them.
+_LISTED_KINDS = ("theorem", "proposition", "lemma", "corollary", "conjecture", "assumption")
+
+
+def test_results_at_a_glance_lists_every_result():
+    page = (BOOK / "results_at_a_glance.md").read_text()
+    listed = set(_REF.findall(page))
+    missing = sorted(label for p, kind, _, label, _ in _directives()
+                     if kind in _LISTED_KINDS and p != "results_at_a_glance.md" and label not in listed)
+    assert not missing, f"results_at_a_glance.md does not list {missing}"
