@@ -317,7 +317,7 @@ def transition_window(delta: float, gamma: float, kappa: float, d: int) -> dict:
     ``|theta / theta_c - 1| <= h`` has ``h = c_w d^(-1/3)`` (the BBP window) with
     ``c_w`` computed, not fitted.  Inside it the limit statements (edge below, ``phi``
     above) are not yet separated by the fluctuations, and the top eigenvalue is only
-    predicted to lie within ``lambda_+ + c [q_0.01, q_0.99]`` (``TW_1`` quantiles).
+    predicted to lie within ``lambda_+ + c [tw_0.01, tw_0.99]`` (``TW_1`` quantiles).
 
     Returns a dict with ``theta_c``, ``h`` (relative half-width), ``c_w = h d^(1/3)``,
     ``edge``, ``scale`` (``c``), the eigenvalue band ``(low, high)`` and
@@ -411,7 +411,7 @@ def judge(rows: Sequence[Mapping], tol: Tolerance | None = None) -> list[dict]:
         the realized ``||mu + Delta||^2, ||Delta||^2, ||zbar||^2`` of the drawn tables);
       - ``"transition window"``: a spike that governs the quantity is within the window
         ``|theta / theta_c - 1| <= h`` of :func:`transition_window` and the mean lies in
-        the window's band (eigenvalues: ``lambda_+ + c [q_0.01, q_0.99]`` of ``TW_1``;
+        the window's band (eigenvalues: ``lambda_+ + c [tw_0.01, tw_0.99]`` of ``TW_1``;
         squared cosines: ``[0, overlap at theta_c (1 + h)]``), widened by ``t * sem``;
       - ``"unresolved pair"``: uncentered ``S`` with both outliers predicted, their gap
         within :data:`PAIR_SDS` standard deviations of its table-to-table fluctuation
