@@ -15,6 +15,7 @@ Usage::
     python benchmarks/atlas.py --d 800 --seeds 4 --jobs 2 --out /tmp/atlas
     python benchmarks/atlas.py --update bulk_T spikes_T   # recompute these studies of
                                                           # finite_size.csv, keep the rest
+    python benchmarks/atlas.py --update atlas             # recompute atlas.csv only
     python benchmarks/atlas.py --large         # finite_size_large.csv: three settings to d = 3200
     python benchmarks/atlas.py --cost          # cost.csv: time and peak memory of one cell
                                                # against d (fresh process per cell)
@@ -243,11 +244,51 @@ def large(args, argv) -> int:
 
 
 # --------------------------------------------------------------------------- main sweep
-def _update(args, argv, scaling_ds, scaling_seeds, bulk_ds, bulk_seeds, spikes) -> int:
-    """Recompute some studies of finite_size.csv, keep the other rows and the header."""
+def _atlas_meta(d: int, seeds: int, argv, runtime: str) -> dict:
+    """The header of atlas.csv."""
+    tol = sv.Tolerance()
+    return {
+        "table": "seqrmt validation atlas: theory (exact finite-table, idealized, realized-table) "
+                 "against simulation",
+        "seqrmt_version": seqrmt.__version__,
+        "numpy_version": np.__version__,
+        "d": d,
+        "seeds": f"0..{seeds - 1} ({seeds} per cell)",
+        "T": 16,
+        "tolerance": f"|pred - mean| <= max(t sem, abs), t = Student quantile at {tol.level:g} "
+                     f"({tol.quantile(seeds):.2f} for {seeds} seeds), abs = {tol.eig_rtol:g} |pred| "
+                     f"(eigenvalues), {tol.overlap_atol:g} (overlaps), {tol.ks_atol:g} (Kolmogorov)",
+        "verdicts": ("seqrmt.validation.judge: agree (limit and finite-size corrected predictions within tol) / "
+                     "explained (finite-size correction, transition window, unresolved pair, fixed-T bulk) / "
+                     "disagree"),
+        "command": _command(argv),
+        "runtime_seconds_whole_sweep": runtime,
+        "date": time.strftime("%Y-%m-%d"),
+    }
+
+
+def _update_atlas(args, argv, d: int, seeds: int) -> None:
+    """Recompute atlas.csv alone."""
+    t0 = time.time()
+    with make_executor(args.executor, args.jobs, args.scheduler) as ex:
+        rows = sv.atlas(d, seeds, executor=ex, progress=True)
+    runtime = time.time() - t0
+    meta = _atlas_meta(d, seeds, argv, f"{runtime:.0f} ({args.executor}, {args.jobs} workers; atlas only)")
+    sv.to_csv(rows, args.out / "atlas.csv", meta=meta, digits=8)
+    print(f"wrote {args.out / 'atlas.csv'}")
+
+
+def _update(args, argv, scaling_ds, scaling_seeds, bulk_ds, bulk_seeds, spikes, d=800, seeds=6) -> int:
+    """Recompute atlas.csv and/or some studies of finite_size.csv, keep the other rows and
+    the header of finite_size.csv."""
+    redo = set(args.update)
+    if "atlas" in redo:
+        _update_atlas(args, argv, d, seeds)
+        redo.discard("atlas")
+        if not redo:
+            return 0
     path = args.out / "finite_size.csv"
     old, meta = sv.read_csv(path)
-    redo = set(args.update)
     t0 = time.time()
     with make_executor(args.executor, args.jobs, args.scheduler) as ex:
         new = _studies(ex, args, scaling_ds, scaling_seeds, bulk_ds, bulk_seeds, spikes, redo)
@@ -275,8 +316,9 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     ap.add_argument("--scheduler", default=None, help="address of a running dask scheduler (--executor dask)")
     ap.add_argument("--out", type=Path, default=ROOT / "seqrmt" / "data", help="output folder")
-    ap.add_argument("--update", nargs="+", choices=("scaling", "bulk_T", "spikes_T"), default=None,
-                    help="recompute only these studies of finite_size.csv and keep its other rows")
+    ap.add_argument("--update", nargs="+", choices=("atlas", "scaling", "bulk_T", "spikes_T"), default=None,
+                    help="recompute only atlas.csv and/or these studies of finite_size.csv (its other "
+                         "rows are kept)")
     ap.add_argument("--large", action="store_true", help="write finite_size_large.csv (d up to 3200)")
     ap.add_argument("--cost", action="store_true", help="write cost.csv (time and memory of one cell vs d)")
     ap.add_argument("--cost-ds", type=int, nargs="+", default=[400, 800, 1600, 3200, 6400],
@@ -307,7 +349,7 @@ def main(argv=None) -> int:
         bulk_ds, bulk_seeds = (400, 800, 1600), 3
     spikes = (300, (1, 2, 4, 16), 3) if args.quick else (800, (1, 2, 4, 16), 16)
     if args.update:
-        return _update(args, argv, ds, scaling_seeds, bulk_ds, bulk_seeds, spikes)
+        return _update(args, argv, ds, scaling_seeds, bulk_ds, bulk_seeds, spikes, d, seeds)
     g = sv.ATLAS_GRID
     print(f"seqrmt {seqrmt.__version__}: atlas of {len(sv._grid(None)['delta']) * 6} blocks x 18 cells at "
           f"d = {d}, {seeds} seeds; finite size at d = {ds}; bulk vs T; spikes vs T; "
@@ -319,25 +361,7 @@ def main(argv=None) -> int:
         fs = _studies(ex, args, ds, scaling_seeds, bulk_ds, bulk_seeds, spikes, ("scaling", "bulk_T", "spikes_T"))
     runtime = time.time() - t0
 
-    tol = sv.Tolerance()
-    meta = {
-        "table": "seqrmt validation atlas: theory (exact finite-table, idealized, realized-table) "
-                 "against simulation",
-        "seqrmt_version": seqrmt.__version__,
-        "numpy_version": np.__version__,
-        "d": d,
-        "seeds": f"0..{seeds - 1} ({seeds} per cell)",
-        "T": 16,
-        "tolerance": f"|pred - mean| <= max(t sem, abs), t = Student quantile at {tol.level:g} "
-                     f"({tol.quantile(seeds):.2f} for {seeds} seeds), abs = {tol.eig_rtol:g} |pred| "
-                     f"(eigenvalues), {tol.overlap_atol:g} (overlaps), {tol.ks_atol:g} (Kolmogorov)",
-        "verdicts": ("seqrmt.validation.judge: agree (limit and finite-size corrected predictions within tol) / "
-                     "explained (finite-size correction, transition window, unresolved pair, fixed-T bulk) / "
-                     "disagree"),
-        "command": _command(argv),
-        "runtime_seconds_whole_sweep": f"{runtime:.0f} ({args.executor}, {args.jobs} workers; atlas {t_atlas:.0f})",
-        "date": time.strftime("%Y-%m-%d"),
-    }
+    meta = _atlas_meta(d, seeds, argv, f"{runtime:.0f} ({args.executor}, {args.jobs} workers; atlas {t_atlas:.0f})")
     sv.to_csv(rows, args.out / "atlas.csv", meta=meta, digits=8)
     _sort(fs)
     meta_fs = dict(meta, table=FS_TABLE, d=f"scaling: {ds}; bulk_T: {bulk_ds}; spikes_T: {spikes[0]}",

@@ -32,6 +32,10 @@ class Simulation:
         ``zbar / ||zbar||``.
     delta_norm2, zbar_norm2 : float
         Realized ``||Delta||^2`` and ``||zbar||^2`` of the table (both ``-> delta``).
+    spike_norm2 : float
+        Realized ``||mu + Delta||^2`` of the table (``-> beta + delta``), the squared norm
+        of the signal spike direction; pass it to :func:`seqrmt.predict` as ``spike_norm2``
+        (with ``delta_norm2`` for the exact alignment with ``mu``).
     """
 
     eigenvalues: np.ndarray
@@ -39,6 +43,7 @@ class Simulation:
     mean_overlaps: np.ndarray
     delta_norm2: float
     zbar_norm2: float
+    spike_norm2: float
     params: dict = field(default_factory=dict)
 
     @property
@@ -108,6 +113,7 @@ def simulate_table(table: VocabularyTable, N: int, w: ArrayLike, R: ArrayLike, *
     mean_overlaps = (zbar @ vecs) ** 2 / (zbar @ zbar)
     out = Simulation(eigenvalues=lam, overlaps=overlaps, mean_overlaps=mean_overlaps,
                      delta_norm2=float(Delta @ Delta), zbar_norm2=float(zbar @ zbar),
+                     spike_norm2=float((table.mu + Delta) @ (table.mu + Delta)),
                      params=dict(d=table.d, V=table.V, N=N, beta=table.beta, centered=centered))
     return (out, S) if return_matrix else out
 

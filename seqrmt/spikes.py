@@ -24,6 +24,11 @@ R-transform is ``kappa / (1 - delta kappa g)``):
   with squared cosine to the population spike ``eta_s = l phi'(l) / phi(l)``;
 * alignment with ``u = mu / ||mu||``: ``eta_pop eta_s beta / (beta + delta)``
   (finite table) or ``eta_pop eta_s`` (idealized).
+
+For one drawn table the spike strength is ``alpha ||mu + Delta||^2``, not its limit
+``alpha (beta + delta)``: ``V ||mu + Delta||^2`` is a non-central chi-square with ``d``
+degrees of freedom and non-centrality ``V beta`` (:func:`spike_norm2_variance`), and
+:func:`predict` takes the realized norm through ``spike_norm2``.
 """
 from __future__ import annotations
 
@@ -45,6 +50,7 @@ __all__ = [
     "sample_threshold",
     "Prediction",
     "predict",
+    "spike_norm2_variance",
     "critical_beta",
     "critical_gamma",
     "critical_N",
@@ -194,7 +200,8 @@ class Prediction:
     kappa, alpha, sigma_w : float
         ``||w||^2``, ``w^T R w`` and ``sum_t w_t``.
     theta : float
-        Signal spike strength: ``alpha (beta + delta)`` (finite table) or ``alpha beta``.
+        Signal spike strength: ``alpha (beta + delta)`` (finite table; ``alpha ||mu + Delta||^2``
+        with a realized ``spike_norm2``) or ``alpha beta`` (idealized).
     snr : float
         ``theta / kappa``.
     bulk_edge : float
@@ -238,9 +245,83 @@ class Prediction:
         return sorted(vals, reverse=True)
 
 
+def spike_norm2_variance(d: int, V: int, beta: float) -> float:
+    """Variance of the squared norm ``||mu + Delta||^2`` of the signal spike of one table.
+
+    Derived in this book (chapter 7, the realized-norm correction).  For the table of
+    the model (``z_v ~ N(0, I_d)`` i.i.d., two balanced classes of ``V/2`` tokens),
+    ``Delta = (1/V) sum_v s_v z_v ~ N(0, I_d / V)`` exactly, so
+    ``||mu + Delta||^2 = beta + 2 mu^T Delta + ||Delta||^2`` with
+    ``mu^T Delta ~ N(0, beta / V)``, ``||Delta||^2 ~ chi2_d / V`` (variance ``2 d / V^2``)
+    and ``Cov(mu^T Delta, ||Delta||^2) = 0`` (an odd moment of a centered Gaussian):
+
+    ``Var ||mu + Delta||^2 = 2 d / V^2 + 4 beta / V = (2 delta^2 + 4 beta delta) / d``
+
+    with ``delta = d / V``.  Equivalently ``V ||mu + Delta||^2`` is a non-central
+    chi-square with ``d`` degrees of freedom and non-centrality ``V beta``; its mean is
+    ``beta + delta``.  The cross term ``4 beta / V`` exceeds the chi-square term
+    ``2 d / V^2`` exactly when ``2 beta > delta``.  With ``beta = 0`` this is the
+    variance ``2 d / V^2`` of ``||Delta||^2`` and of ``||zbar||^2``.
+
+    Parameters
+    ----------
+    d : int
+        Embedding dimension, ``>= 1``.
+    V : int
+        Vocabulary size, an even integer ``>= 2``.
+    beta : float
+        Signal strength ``||mu||^2 >= 0``.
+
+    Returns
+    -------
+    float
+        ``2 d / V^2 + 4 beta / V``.
+    """
+    d = _checks.integer("d", d)
+    V = _checks.integer("V", V, minimum=2, even=True)
+    beta = _checks.nonnegative("beta", beta)
+    return 2.0 * d / V**2 + 4.0 * beta / V
+
+
+def _realized(beta: float, delta: float, finite_table: bool, delta_norm2, spike_norm2,
+              zbar_norm2) -> tuple[float, float, float]:
+    """``(||mu + Delta||^2, cos^2(u_tilde, u), ||zbar||^2)`` used by :func:`predict`."""
+    given = {k: v for k, v in (("delta_norm2", delta_norm2), ("spike_norm2", spike_norm2),
+                               ("zbar_norm2", zbar_norm2)) if v is not None}
+    if not finite_table and given:
+        raise ValueError(f"realized table norms ({', '.join(given)}) need finite_table=True "
+                         "(the idealized statement has Delta = zbar = 0)")
+    n2 = None if delta_norm2 is None else _checks.nonnegative("delta_norm2", delta_norm2)
+    z2 = delta if zbar_norm2 is None else _checks.nonnegative("zbar_norm2", zbar_norm2)
+    if spike_norm2 is None:
+        s2 = beta + (delta if n2 is None else n2)
+        x = 0.0                                  # mu^T Delta at its mean
+    else:
+        s2 = _checks.nonnegative("spike_norm2", spike_norm2)
+        if n2 is None:
+            # least-squares estimate of mu^T Delta from ||mu + Delta||^2: the excess over
+            # beta + delta is shared between 2 mu^T Delta and ||Delta||^2 - delta in
+            # proportion to their variances 4 beta / V and 2 d / V^2, i.e. 2 beta : delta
+            x = beta * (s2 - beta - delta) / (2.0 * beta + delta)
+        else:
+            x = 0.5 * (s2 - beta - n2)           # exact: ||mu + Delta||^2 = beta + 2 x + ||Delta||^2
+            lo, hi = (np.sqrt(beta) - np.sqrt(n2)) ** 2, (np.sqrt(beta) + np.sqrt(n2)) ** 2
+            slack = 1e-9 * (beta + n2 + s2)
+            if not lo - slack <= s2 <= hi + slack:
+                raise ValueError(
+                    f"spike_norm2 = {s2} is not a possible ||mu + Delta||^2 for beta = {beta} and "
+                    f"delta_norm2 = {n2}: by Cauchy-Schwarz it must lie in [{lo:.6g}, {hi:.6g}]")
+    if beta > 0 and s2 > 0:
+        frac = min(1.0, max(0.0, (beta + x) ** 2 / (beta * s2)))
+    else:
+        frac = 0.0
+    return s2, frac, z2
+
+
 def predict(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, beta: float, *,
             centered: bool = True, finite_table: bool = True,
-            delta_norm2: float | None = None, zbar_norm2: float | None = None) -> Prediction:
+            spike_norm2: float | None = None, delta_norm2: float | None = None,
+            zbar_norm2: float | None = None) -> Prediction:
     """Predict the outliers and eigenvector alignment of ``S`` (Theorems 2-4).
 
     Parameters
@@ -259,9 +340,35 @@ def predict(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, beta: float,
         Exact finite-table result (default): spike ``alpha (beta + delta)``, alignment
         shrunk by ``beta / (beta + delta)``, and the vocabulary-mean outlier when
         uncentered. ``False`` gives the idealized statement (``Delta = zbar = 0``).
-    delta_norm2, zbar_norm2 : float, optional
-        Realized ``||Delta||^2`` and ``||zbar||^2`` of a given table, in place of their
-        limit ``delta`` (finite-size correction; only with ``finite_table``).
+    spike_norm2 : float, optional
+        Realized ``||mu + Delta||^2`` of a given table, in place of its limit
+        ``beta + delta``: the spike is ``alpha * spike_norm2``.  This is the whole
+        table-to-table fluctuation of the spike, whose variance
+        ``2 d / V^2 + 4 beta / V`` (:func:`spike_norm2_variance`) is dominated by the
+        cross term ``2 mu^T Delta`` when ``2 beta > delta``.
+    delta_norm2 : float, optional
+        Realized ``||Delta||^2``.  Alone it sets ``||mu + Delta||^2 = beta + delta_norm2``,
+        i.e. it corrects the chi-square part of the fluctuation and leaves the cross term
+        ``2 mu^T Delta`` at its mean ``0`` (a partial correction; prefer ``spike_norm2``).
+        Together with ``spike_norm2`` it fixes ``mu^T Delta = (spike_norm2 - beta -
+        delta_norm2) / 2``, and with it the exact squared cosine
+        ``(beta + mu^T Delta)^2 / (beta ||mu + Delta||^2)`` between ``u_tilde`` and
+        ``u = mu / ||mu||`` that shrinks the alignment (``beta / (beta + delta)`` in the
+        limit).  With ``spike_norm2`` alone, ``mu^T Delta`` in that cosine is replaced
+        by its least-squares estimate ``beta (spike_norm2 - beta - delta) / (2 beta + delta)``,
+        which removes only a small part of the table-to-table spread of the alignment
+        (the norm and the cosine are nearly uncorrelated); pass ``delta_norm2`` as well
+        for the exact value.
+    zbar_norm2 : float, optional
+        Realized ``||zbar||^2`` (strength of the vocabulary-mean spike, uncentered ``S``),
+        in place of its limit ``delta``.
+
+    Raises
+    ------
+    ValueError
+        For a parameter out of range; for realized norms with ``finite_table=False``; for a
+        ``spike_norm2`` that no table with these ``beta`` and ``delta_norm2`` can have
+        (outside ``[(sqrt(beta) - sqrt(delta_norm2))^2, (sqrt(beta) + sqrt(delta_norm2))^2]``).
     """
     delta = _checks.positive("delta", delta)
     gamma = _checks.nonnegative("gamma", gamma)
@@ -271,15 +378,15 @@ def predict(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, beta: float,
     R = _checks.correlation(R)
     w = _checks.weights(w, T=R.shape[0])
     k, a, s = _kappa(w), _alpha(w, R), _sigma_w(w)
-    noise = delta if delta_norm2 is None else _checks.nonnegative("delta_norm2", delta_norm2)
-    mean_norm2 = delta if zbar_norm2 is None else _checks.nonnegative("zbar_norm2", zbar_norm2)
-    theta = a * (beta + noise) if finite_table else a * beta
+    spike2, frac, mean_norm2 = _realized(beta, delta, finite_table, delta_norm2, spike_norm2, zbar_norm2)
+    theta = a * spike2 if finite_table else a * beta
     thetas = [theta]
     with_mean = finite_table and not centered
     if with_mean:
         thetas.append(s**2 * mean_norm2)
     c = spike_curve(np.array(thetas), delta, gamma, k)
-    frac = (beta / (beta + noise) if beta + noise > 0 else 0.0) if finite_table else 1.0
+    if not finite_table:
+        frac = 1.0
     return Prediction(
         delta=delta, gamma=gamma, beta=beta, centered=bool(centered),
         finite_table=bool(finite_table), kappa=k, alpha=a, sigma_w=s, theta=theta,

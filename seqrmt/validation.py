@@ -7,7 +7,7 @@ This module runs the comparisons of the chapter "How exact is the theory?":
   two transitions, centered and uncentered ``S``), each simulated over several seeds,
   returning one row per (setting, quantity) with the exact finite-table prediction,
   the idealized prediction (``finite_table=False``), the prediction with the realized
-  table norms ``||Delta||^2, ||zbar||^2``, the empirical mean and spread, a tolerance
+  table norms ``||mu + Delta||^2, ||Delta||^2, ||zbar||^2``, the empirical mean and spread, a tolerance
   and a verdict (:func:`judge`: ``"agree"`` / ``"explained"`` / ``"disagree"``);
 * :func:`finite_size` -- the same comparison at growing ``d`` for a few representative
   settings, with :func:`scaling_rates` fitting the log-log slope of the error and of
@@ -74,8 +74,8 @@ finite-size corrected prediction computed from the theory without fitting
   with its classical location, the quantile ``1 - (j - 1/2)/d`` of the bulk law for
   the ``j``-th largest bulk eigenvalue (``predicted_finite_d``);
 * an outlier or an overlap is compared with the prediction that uses the realized
-  ``||Delta||^2`` and ``||zbar||^2`` of each drawn table, averaged over the tables
-  (``predicted_realized``).
+  ``||mu + Delta||^2``, ``||Delta||^2`` and ``||zbar||^2`` of each drawn table, averaged
+  over the tables (``predicted_realized``; see :func:`seqrmt.predict`, ``spike_norm2``).
 
 A row agrees when both do.  Otherwise it is ``"explained"`` only if one quantitative
 criterion accepts it (the corrected prediction agrees; the transition window of
@@ -107,7 +107,7 @@ from .experiments import _eigh_top
 from .attention import WEIGHT_NAMES, kappa as _kappa, mean_weights, named_weights
 from .model import (copula_correlation, markov_correlation, prefix_correlation, sample_signs, sample_tokens, sizes, _token_matrix)
 from .spectrum import BulkLaw, finite_T_bulk
-from .spikes import critical_beta, predict, sample_threshold, spike_curve
+from .spikes import critical_beta, predict, sample_threshold, spike_curve, spike_norm2_variance
 
 __all__ = [
     "ATLAS_GRID",
@@ -242,8 +242,10 @@ class Tolerance:
     the transitions (about 0.5-1 % on outliers of the centered ``S``, 0.01-0.03 on
     squared cosines, 0.005 on the Kolmogorov distance); the ``t * sem`` term widens
     them where the spread is larger: near the transitions, and for outliers whose
-    strength carries the chi-square fluctuation of ``||Delta||^2`` or ``||zbar||^2``
-    (relative size ``sqrt(2/d)``, 5 % at ``d = 800``).
+    strength carries the table-to-table fluctuation of ``||mu + Delta||^2`` or
+    ``||zbar||^2`` (variances ``2 d / V^2 + 4 beta / V`` and ``2 d / V^2``,
+    :func:`seqrmt.spike_norm2_variance`; relative size ``sqrt(2/d)``, 5 % at ``d = 800``,
+    for ``||zbar||^2``).
     """
 
     eig_rtol: float = 0.03
@@ -277,7 +279,7 @@ class Tolerance:
 #: (GOE / real Wishart) ensemble, TW_1 (Johnstone 2001, Table 1).
 TW1_QUANTILES: tuple[float, float] = (-3.90, 2.02)
 
-#: Number of standard deviations of the chi-square fluctuation of the two spike
+#: Number of standard deviations of the table-to-table fluctuation of the two spike
 #: strengths within which two predicted outliers count as unresolved (a pair).
 PAIR_SDS: float = 3.0
 
@@ -315,7 +317,7 @@ def transition_window(delta: float, gamma: float, kappa: float, d: int) -> dict:
     ``|theta / theta_c - 1| <= h`` has ``h = c_w d^(-1/3)`` (the BBP window) with
     ``c_w`` computed, not fitted.  Inside it the limit statements (edge below, ``phi``
     above) are not yet separated by the fluctuations, and the top eigenvalue is only
-    predicted to lie within ``lambda_+ + c [q_0.01, q_0.99]`` (``TW_1`` quantiles).
+    predicted to lie within ``lambda_+ + c [tw_0.01, tw_0.99]`` (``TW_1`` quantiles).
 
     Returns a dict with ``theta_c``, ``h`` (relative half-width), ``c_w = h d^(1/3)``,
     ``edge``, ``scale`` (``c``), the eigenvalue band ``(low, high)`` and
@@ -378,9 +380,12 @@ def _quantity_spikes(row: Mapping) -> list[tuple[str, float]]:
             "overlap_signal": [sig], "lambda_mean": [mean], "overlap_mean": [mean]}.get(q, [])
 
 
-def _strength_sd(theta_part: float, delta: float, d: int) -> float:
-    """Standard deviation of a spike strength ``c ||x||^2`` with ``||x||^2 ~ delta chi2_d / d``."""
-    return theta_part * delta * math.sqrt(2.0 / d)
+def _strength_sd(theta_part: float, d: int, V: int, beta: float = 0.0) -> float:
+    """Standard deviation of a spike strength ``c ||mu + x||^2`` over tables, with
+    ``||mu||^2 = beta`` and ``x ~ N(0, I_d / V)`` (``x = Delta`` for the signal spike,
+    ``x = zbar`` and ``beta = 0`` for the vocabulary-mean spike):
+    ``c sqrt(2 d / V^2 + 4 beta / V)`` (:func:`seqrmt.spike_norm2_variance`)."""
+    return theta_part * math.sqrt(spike_norm2_variance(d, V, beta))
 
 
 def _location_slope(theta: float, delta: float, gamma: float, kappa: float) -> float:
@@ -403,15 +408,15 @@ def judge(rows: Sequence[Mapping], tol: Tolerance | None = None) -> list[dict]:
 
       - ``"finite-size correction"``: the corrected prediction agrees (the classical
         location ``F^{-1}(1 - (j - 1/2)/d)`` of a bulk eigenvalue, or the prediction with
-        the realized ``||Delta||^2, ||zbar||^2`` of the drawn tables);
+        the realized ``||mu + Delta||^2, ||Delta||^2, ||zbar||^2`` of the drawn tables);
       - ``"transition window"``: a spike that governs the quantity is within the window
         ``|theta / theta_c - 1| <= h`` of :func:`transition_window` and the mean lies in
-        the window's band (eigenvalues: ``lambda_+ + c [q_0.01, q_0.99]`` of ``TW_1``;
+        the window's band (eigenvalues: ``lambda_+ + c [tw_0.01, tw_0.99]`` of ``TW_1``;
         squared cosines: ``[0, overlap at theta_c (1 + h)]``), widened by ``t * sem``;
       - ``"unresolved pair"``: uncentered ``S`` with both outliers predicted, their gap
-        within :data:`PAIR_SDS` standard deviations of its chi-square fluctuation
-        (``||Delta||^2`` and ``||zbar||^2`` are ``delta chi2_d / d``, mapped through
-        ``phi'``), and the sum ``lambda_1 + lambda_2`` agreeing with the sum of the two
+        within :data:`PAIR_SDS` standard deviations of its table-to-table fluctuation
+        (variances ``2 d / V^2 + 4 beta / V`` of ``||mu + Delta||^2`` and ``2 d / V^2`` of
+        ``||zbar||^2``, :func:`seqrmt.spike_norm2_variance`, mapped through ``phi'``), and the sum ``lambda_1 + lambda_2`` agreeing with the sum of the two
         predicted outliers (the trace of the outlier block is resolved even when the two
         eigenvalues are not); eigenvalue rows only;
       - ``"fixed-T bulk"``: ``ks_bulk <= D + tol`` with ``D`` the Kolmogorov distance
@@ -487,9 +492,9 @@ def judge(rows: Sequence[Mapping], tol: Tolerance | None = None) -> list[dict]:
             so, mo = float(r["signal_outlier"]), float(r["mean_outlier"])
             th_m = float(r["sigma_w"]) ** 2 * float(r["delta"])
             sd = math.hypot(_location_slope(r["theta"], r["delta"], r["gamma"], r["kappa"])
-                            * _strength_sd(r["alpha"], r["delta"], r["d"]),
+                            * _strength_sd(r["alpha"], int(r["d"]), int(r["V"]), float(r["beta"])),
                             _location_slope(th_m, r["delta"], r["gamma"], r["kappa"])
-                            * _strength_sd(float(r["sigma_w"]) ** 2, r["delta"], r["d"]))
+                            * _strength_sd(float(r["sigma_w"]) ** 2, int(r["d"]), int(r["V"])))
             r1, r2 = cell.get("lambda_1"), cell.get("lambda_2")
             if abs(so - mo) <= PAIR_SDS * sd and r1 is not None and r2 is not None:
                 s_emp = float(r1["empirical"]) + float(r2["empirical"])
@@ -498,7 +503,7 @@ def judge(rows: Sequence[Mapping], tol: Tolerance | None = None) -> list[dict]:
                 if abs(s_emp - s_pred) <= s_tol:
                     reason = "unresolved pair"
                 why.append(f"outliers {so:.4g} and {mo:.4g} {abs(so - mo):.3g} apart, within {PAIR_SDS:g} "
-                           f"sd ({sd:.3g}) of their chi-square fluctuation; lambda_1 + lambda_2 = {s_emp:.4g} "
+                           f"sd ({sd:.3g}) of their table-to-table fluctuation; lambda_1 + lambda_2 = {s_emp:.4g} "
                            f"against {s_pred:.4g} (tolerance {s_tol:.3g})"
                            + ("" if reason == "unresolved pair" else ": the sum disagrees too"))
         if reason == "none" and q == "ks_bulk":
@@ -681,6 +686,16 @@ def _spectra_body(d, V, N, R, weights, betas, centerings, seed, n_top):
         del S0
 
 
+def _predict_realized(delta: float, gamma: float, w, R, beta: float, centered: bool, info: dict):
+    """:func:`seqrmt.predict` with the realized norms of the drawn table (``info`` of
+    :func:`_spectra`): ``||mu + Delta||^2`` with ``mu = sqrt(beta) e_1``, ``||Delta||^2`` and
+    ``||zbar||^2``."""
+    Delta = info["Delta"]
+    spike2 = info["delta_norm2"] + 2.0 * math.sqrt(beta) * float(Delta[0]) + beta
+    return predict(delta, gamma, w, R, beta, centered=centered, spike_norm2=max(spike2, 0.0),
+                   delta_norm2=info["delta_norm2"], zbar_norm2=info["zbar_norm2"])
+
+
 def _predicted(p, kind: str) -> dict:
     """Predicted values of every quantity from a :class:`seqrmt.Prediction`."""
     edge = p.bulk_edge
@@ -847,8 +862,7 @@ def _atlas_unit(d: int, dl_nom: float, gm_nom: float, rname: str, T: int, wnames
         for wn, b, c, lam, U, info in _spectra(d, V, N, R, ws, bl, centerings, seed):
             pv = _predicted(predict(dl, gm, ws[wn], R, b, centered=c), "limit")
             emp = _empirical(lam, U, b, info, pv, laws[wn])
-            pr = _predicted(predict(dl, gm, ws[wn], R, b, centered=c, delta_norm2=info["delta_norm2"],
-                                    zbar_norm2=info["zbar_norm2"]), "realized")
+            pr = _predicted(_predict_realized(dl, gm, ws[wn], R, b, c, info), "realized")
             out.append((wn, b, c, {q: float(x) for q, x in emp.items()},
                         {q: float(pr[q]) for q in ATLAS_QUANTITIES}))
     return dict(samples=out, seconds=time.perf_counter() - t0)
@@ -1020,8 +1034,7 @@ def _scaling_unit(d: int, dl_nom: float, gm_nom: float, rname: str, T: int, wnam
         law = BulkLaw(dl, gm, p.kappa)
         ((_, b, c, lam, U, info),) = _spectra(d, V, N, R, {wname: w}, {wname: [beta]}, [centered], seed)
         emp = _empirical(lam, U, b, info, pv, law)
-        pr = _predicted(predict(dl, gm, w, R, b, centered=c, delta_norm2=info["delta_norm2"],
-                                zbar_norm2=info["zbar_norm2"]), "realized")
+        pr = _predicted(_predict_realized(dl, gm, w, R, b, c, info), "realized")
     return dict(empirical={q: float(x) for q, x in emp.items()},
                 realized={q: float(pr[q]) for q in emp}, seconds=time.perf_counter() - t0)
 

@@ -5,12 +5,14 @@ How the agreement tolerances are set
 ------------------------------------
 Each cell is simulated with 4 independent seeds (table and sequences) at d = 400.  For
 every quantity q (an outlier location, or a squared overlap) we compare the per-seed
-simulation q_s with the theory evaluated for the realized noise norms of the same
-table, ``sr.predict(..., delta_norm2=||Delta||^2, zbar_norm2=||zbar||^2)``.  Those norms
-are chi2(d)/V: they fluctuate by sqrt(2/d) = 7% around delta from table to table, and
-the vocabulary-mean outlier of the uncentered S is proportional to ||zbar||^2; the
-realized values remove that known part of the spread (the finite-size correction the
-package offers).  The residuals r_s = q_s - pred_s still fluctuate at order d^{-1/2}
+simulation q_s with the theory evaluated for the realized norms of the same table,
+``sr.predict(..., spike_norm2=||mu + Delta||^2, delta_norm2=||Delta||^2,
+zbar_norm2=||zbar||^2)``.  ||Delta||^2 and ||zbar||^2 are chi2(d)/V: they fluctuate by
+sqrt(2/d) = 7% around delta from table to table; ||mu + Delta||^2 adds the cross term
+2 mu^T Delta (variance 4 beta / V, sr.spike_norm2_variance); the signal spike is
+proportional to ||mu + Delta||^2 and the vocabulary-mean outlier of the uncentered S to
+||zbar||^2, and the realized values remove that known part of the spread (the
+finite-size correction the package offers).  The residuals r_s = q_s - pred_s still fluctuate at order d^{-1/2}
 (Gaussian fluctuations of the outliers): measured per-seed standard deviations at
 d = 400 are 2-5% of the outlier location and 0.01-0.06 for the squared overlaps (the
 largest near a transition).  We require
@@ -133,7 +135,7 @@ def test_theory_matches_simulation(name):
     for s in SEEDS:
         sim = sr.simulate(D, V, N, w, R, beta, centered=centered, seed=s)
         sims.append(sim)
-        preds.append(sr.predict(dl, gm, w, R, beta, centered=centered,
+        preds.append(sr.predict(dl, gm, w, R, beta, centered=centered, spike_norm2=sim.spike_norm2,
                                 delta_norm2=sim.delta_norm2, zbar_norm2=sim.zbar_norm2))
     n_out = len(preds[0].outliers)
     assert all(len(p.outliers) == n_out for p in preds)
@@ -203,6 +205,10 @@ def test_simulate_table_consistency(centered):
     np.testing.assert_allclose(sim.mean_overlaps, (zb @ U[:, ::-1][:, :4]) ** 2, atol=1e-8)
     assert sim.delta_norm2 == pytest.approx(tab.Delta @ tab.Delta)
     assert sim.zbar_norm2 == pytest.approx(tab.zbar @ tab.zbar)
+    assert sim.spike_norm2 == pytest.approx((tab.mu + tab.Delta) @ (tab.mu + tab.Delta), rel=1e-12)
+    # ||mu + Delta||^2 = beta + 2 mu^T Delta + ||Delta||^2, the cross term included
+    assert sim.spike_norm2 == pytest.approx(tab.beta + 2 * tab.mu @ tab.Delta + sim.delta_norm2, rel=1e-12)
+    assert abs(sim.spike_norm2 - tab.beta - sim.delta_norm2) > 1e-6      # the cross term is not 0
     assert sim.signal_index == int(np.argmax(sim.overlaps))
 
 

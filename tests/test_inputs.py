@@ -249,6 +249,24 @@ bad("predict", "R", "non-symmetric", lambda: sr.predict(0.5, 0.5, [1.0, 1.0], R_
 bad("predict", "R", "non-PSD", lambda: sr.predict(0.5, 0.5, W3, R_NONPSD, 1.0))
 bad("predict", "delta_norm2", "negative", lambda: sr.predict(0.5, 0.5, W, R, 1.0, delta_norm2=-1.0))
 bad("predict", "zbar_norm2", "NaN", lambda: sr.predict(0.5, 0.5, W, R, 1.0, zbar_norm2=NAN))
+bad("predict", "spike_norm2", "negative", lambda: sr.predict(0.5, 0.5, W, R, 1.0, spike_norm2=-1.0))
+bad("predict", "spike_norm2", "NaN", lambda: sr.predict(0.5, 0.5, W, R, 1.0, spike_norm2=NAN))
+bad("predict", "spike_norm2", "str", lambda: sr.predict(0.5, 0.5, W, R, 1.0, spike_norm2="1.5"))
+bad("predict", "spike_norm2", "beyond Cauchy-Schwarz with delta_norm2",
+    lambda: sr.predict(0.5, 0.5, W, R, 1.0, spike_norm2=5.0, delta_norm2=0.5))
+bad("predict", "spike_norm2", "differs from delta_norm2 at beta = 0",
+    lambda: sr.predict(0.5, 0.5, W, R, 0.0, spike_norm2=0.6, delta_norm2=0.5))
+bad("predict", "spike_norm2", "with the idealized statement",
+    lambda: sr.predict(0.5, 0.5, W, R, 1.0, finite_table=False, spike_norm2=1.5))
+bad("predict", "delta_norm2", "with the idealized statement",
+    lambda: sr.predict(0.5, 0.5, W, R, 1.0, finite_table=False, delta_norm2=0.5))
+bad("predict", "zbar_norm2", "with the idealized statement",
+    lambda: sr.predict(0.5, 0.5, W, R, 1.0, centered=False, finite_table=False, zbar_norm2=0.5))
+bad("spike_norm2_variance", "d", "zero", lambda: sr.spike_norm2_variance(0, 10, 1.0))
+bad("spike_norm2_variance", "d", "float", lambda: sr.spike_norm2_variance(2.5, 10, 1.0))
+bad("spike_norm2_variance", "V", "odd", lambda: sr.spike_norm2_variance(10, 11, 1.0))
+bad("spike_norm2_variance", "beta", "negative", lambda: sr.spike_norm2_variance(10, 10, -1.0))
+bad("spike_norm2_variance", "beta", "NaN", lambda: sr.spike_norm2_variance(10, 10, NAN))
 bad("predict", "centered", "str", lambda: sr.predict(0.5, 0.5, W, R, 1.0, centered="no"))
 bad("predict", "finite_table", "str", lambda: sr.predict(0.5, 0.5, W, R, 1.0, finite_table="no"))
 bad("critical_beta", "delta", "negative", lambda: sr.critical_beta(-0.5, 0.5, W, R))

@@ -443,6 +443,7 @@ def test_learned_spectrum_fresh_equals_simulate_table():
     b = sr.simulate_table(res.table, 500, res.weights, R_PREFIX, seed=9)
     assert np.allclose(a.eigenvalues, b.eigenvalues)
     assert np.allclose(a.overlaps, b.overlaps)
+    assert (a.delta_norm2, a.zbar_norm2, a.spike_norm2) == (b.delta_norm2, b.zbar_norm2, b.spike_norm2)
     same = sr.learned_spectrum(res, same_data=True)
     assert same.params["N"] == 300 and same.params["same_data"]
 

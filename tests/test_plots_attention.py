@@ -38,6 +38,11 @@ def test_spectrum_data_matches_fixed_weights():
     assert r["eigenvalues"].shape == (120,)
     assert abs(r["outlier"] / r["fixed_outlier"] - 1) < 0.03
     assert r["prediction"].sample_outlier is not None
+    # the realized prediction uses the table's ||mu + Delta||^2 (the table is the first draw of the seed)
+    V, _ = sr.sizes(120, 0.5, 0.5)
+    tab = sr.make_table(120, V, 1.0, seed=np.random.default_rng(1))
+    x = tab.mu + tab.Delta
+    assert r["prediction_realized"].theta == pytest.approx(r["prediction"].alpha * (x @ x), rel=1e-12)
     top = srp.attention_spectrum_data(120, T=8, L=2, seed=1, full=False)
     assert top["eigenvalues"].shape == (1,) and np.isclose(top["outlier"], r["outlier"])
 

@@ -84,7 +84,8 @@ def test_spikes_spectrum(kw):
     w = sr.named_weights(a["weights"], R)
     V, N = sr.sizes(d, a["delta"], a["gamma"])
     sim = sr.simulate(d, V, N, w, R, a["beta"], centered=a["centered"], seed=0, n_vectors=3)
-    real = dict(delta_norm2=sim.delta_norm2, zbar_norm2=sim.zbar_norm2) if a["realized"] else {}
+    real = (dict(spike_norm2=sim.spike_norm2, delta_norm2=sim.delta_norm2, zbar_norm2=sim.zbar_norm2)
+            if a["realized"] else {})
     exact = (sr.predict(a["delta"], a["gamma"], w, R, a["beta"], centered=a["centered"], **real)
              if a["theory"] in ("exact", "both") else None)
     ideal = (sr.predict(a["delta"], a["gamma"], w, R, a["beta"], centered=a["centered"], finite_table=False)
@@ -114,7 +115,7 @@ def test_spikes_centering():
     V, N = sr.sizes(d, 0.5, 0.5)
     for ax, centered in zip(fig.axes, (False, True)):
         sim = sr.simulate(d, V, N, w, R, 1.0, centered=centered, seed=0, n_vectors=3)
-        exact = sr.predict(0.5, 0.5, w, R, 1.0, centered=centered,
+        exact = sr.predict(0.5, 0.5, w, R, 1.0, centered=centered, spike_norm2=sim.spike_norm2,
                            delta_norm2=sim.delta_norm2, zbar_norm2=sim.zbar_norm2)
         assert (exact.mean_outlier is None) == centered
         _check_spectrum_panel(ax, sim, exact, None, d)

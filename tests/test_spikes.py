@@ -4,6 +4,8 @@ the map at the sample threshold, vectorization, critical parameters, and the
 finite-table corrections."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -427,3 +429,137 @@ def test_mean_outlier_with_sigma_w_not_one_against_simulation():
     assert np.sqrt(np.mean(res**2)) < 1.5, res
     # eigenvector: squared cosine with zbar/||zbar||, O(N^{-1/2}) = 0.05 per seed
     assert abs(np.mean(ovl)) < 0.03, ovl
+
+
+# ---------------------------------------------------------------------------
+# the realized spike norm ||mu + Delta||^2 (spike_norm2) and its variance
+# ---------------------------------------------------------------------------
+
+
+def test_spike_norm2_variance_closed_form():
+    # V ||mu + Delta||^2 is a non-central chi-square with d degrees of freedom and
+    # non-centrality V beta (Delta ~ N(0, I_d / V)): an independent closed form from scipy
+    from scipy import stats
+    for d, V, beta in [(400, 400, 1.5), (30, 12, 0.0), (800, 1600, 2.0), (7, 100, 10.0)]:
+        law = stats.ncx2(df=d, nc=V * beta) if beta > 0 else stats.chi2(df=d)
+        assert sr.spike_norm2_variance(d, V, beta) == pytest.approx(law.var() / V**2, rel=1e-12)
+        assert law.mean() / V == pytest.approx(beta + d / V, rel=1e-12)
+    # the cross term 4 beta / V dominates the chi-square term 2 d / V^2 exactly when 2 beta > delta
+    d, V = 400, 400                       # delta = 1
+    for beta, dominant in ((0.4, False), (0.6, True), (1.5, True)):
+        cross = sr.spike_norm2_variance(d, V, beta) - sr.spike_norm2_variance(d, V, 0.0)
+        assert (cross > sr.spike_norm2_variance(d, V, 0.0)) == dominant
+
+
+@pytest.mark.parametrize("d, V, beta", [(20, 16, 1.5), (12, 40, 0.0), (30, 10, 0.4)])
+def test_spike_norm2_variance_monte_carlo(d, V, beta):
+    # tables drawn by sr.make_table; n = 4000 tables.  The sample variance of n i.i.d.
+    # values has relative standard deviation sqrt((2 + excess kurtosis) / n); for
+    # V ||mu + Delta||^2 ~ ncx2(d, V beta) the excess kurtosis is 12 (d + 4 V beta) / (d + 2 V beta)^2
+    # (below 1 here), so the relative sd is below 0.03 and 5 sd is 0.15 at most: the test
+    # could fail for a wrong formula (dropping the cross term changes it by 1.3x to 10x).
+    n = 4000
+    rng = np.random.default_rng(17)
+    s = np.empty(n)
+    for i in range(n):
+        tab = sr.make_table(d, V, beta, seed=rng)
+        x = tab.mu + tab.Delta
+        s[i] = x @ x
+    lam = V * beta
+    excess = 12 * (d + 4 * lam) / (d + 2 * lam) ** 2
+    rel_sd = np.sqrt((2 + excess) / n)
+    var = sr.spike_norm2_variance(d, V, beta)
+    assert s.var(ddof=1) == pytest.approx(var, rel=5 * rel_sd)
+    assert s.mean() == pytest.approx(beta + d / V, abs=5 * np.sqrt(var / n))
+    if beta > 0:    # the chi-square part alone would be far outside that band
+        assert abs(s.var(ddof=1) / sr.spike_norm2_variance(d, V, 0.0) - 1) > 5 * rel_sd
+
+
+@pytest.mark.parametrize("centered", [True, False])
+@pytest.mark.parametrize("beta", [0.0, 0.7, 3.0])
+def test_predict_spike_norm2_at_its_limit_is_the_default(centered, beta):
+    w = WEIGHTS["causal"]
+    delta, gamma = 0.5, 0.5
+    p = sr.predict(delta, gamma, w, R16, beta, centered=centered)
+    for kw in (dict(spike_norm2=beta + delta), dict(spike_norm2=beta + delta, delta_norm2=delta),
+               dict(delta_norm2=delta)):
+        q = sr.predict(delta, gamma, w, R16, beta, centered=centered, **kw)
+        for f in dataclasses.fields(p):
+            a, b = getattr(p, f.name), getattr(q, f.name)
+            assert (a is None) == (b is None), f.name
+            if isinstance(a, float):
+                assert b == pytest.approx(a, rel=1e-12, abs=1e-15), (kw, f.name)
+            else:
+                assert a == b, f.name
+
+
+def test_predict_spike_norm2_matches_a_drawn_table():
+    # with the realized ||mu + Delta||^2 and ||Delta||^2 of a table, the spike is
+    # alpha ||mu + Delta||^2 and the alignment factor is the exact squared cosine between
+    # u_tilde = (mu + Delta)/||mu + Delta|| and u = mu/||mu||
+    w = WEIGHTS["causal"]
+    a, k = sr.alpha(w, R16), sr.kappa(w)
+    delta, gamma, beta = 0.5, 0.5, 1.2
+    for seed in range(5):
+        tab = sr.make_table(200, 400, beta, seed=seed)
+        x = tab.mu + tab.Delta
+        s2, n2 = float(x @ x), float(tab.Delta @ tab.Delta)
+        cos2 = float((x @ tab.mu) ** 2 / (s2 * beta))
+        p = sr.predict(delta, gamma, w, R16, beta, spike_norm2=s2, delta_norm2=n2)
+        c = sr.spike_curve(a * s2, delta, gamma, k)
+        assert p.theta == pytest.approx(a * s2, rel=1e-12)
+        assert p.sample_outlier == pytest.approx(float(c.sample_location), rel=1e-12)
+        assert p.overlap == pytest.approx(float(c.overlap) * cos2, rel=1e-10)
+        # delta_norm2 alone keeps the cross term at 0: the same as spike_norm2 = beta + ||Delta||^2
+        q = sr.predict(delta, gamma, w, R16, beta, delta_norm2=n2)
+        r = sr.predict(delta, gamma, w, R16, beta, spike_norm2=beta + n2, delta_norm2=n2)
+        assert q.theta == pytest.approx(r.theta, rel=1e-12) and q.overlap == pytest.approx(r.overlap, rel=1e-12)
+    # beta = 0: ||mu + Delta||^2 = ||Delta||^2 and no alignment with mu
+    p = sr.predict(delta, gamma, w, R16, 0.0, spike_norm2=0.55, delta_norm2=0.55)
+    assert p.theta == pytest.approx(a * 0.55) and p.overlap == 0.0
+
+
+def test_predict_spike_norm2_alone_estimates_the_cross_term():
+    # spike_norm2 alone: the squared cosine c = (beta + mu^T Delta)^2 / (beta ||mu + Delta||^2)
+    # uses the least-squares estimate of mu^T Delta from ||mu + Delta||^2.  To first order
+    # c - beta/(beta + delta) = (2 delta x - beta (n - delta)) / (beta + delta)^2 with
+    # x = mu^T Delta ~ N(0, beta/V) and n = ||Delta||^2 (variance 2 delta / V), while the
+    # excess of ||mu + Delta||^2 is 2 x + (n - delta): their squared correlation is
+    # rho2 = beta delta / ((2 delta + beta)(2 beta + delta)), so the best estimate from
+    # ||mu + Delta||^2 cuts the mean squared error of the limit beta/(beta + delta) by the
+    # factor 1 - rho2 (0.89 here), no more; beta / ||mu + Delta||^2 (the cross term set to 0)
+    # is several times worse.  1500 tables; the paired MSE ratio is accurate to about 0.02.
+    w = WEIGHTS["causal"]
+    a, k = sr.alpha(w, R16), sr.kappa(w)
+    d, V, beta = 100, 100, 1.5
+    delta = d / V
+    err = {"estimate": [], "limit": [], "no cross term": []}
+    rng = np.random.default_rng(3)
+    for _ in range(1500):
+        tab = sr.make_table(d, V, beta, seed=rng)
+        x = tab.mu + tab.Delta
+        s2 = float(x @ x)
+        cos2 = float((x @ tab.mu) ** 2 / (s2 * beta))
+        eta = float(sr.spike_curve(a * s2, delta, 0.5, k).overlap)
+        p = sr.predict(delta, 0.5, w, R16, beta, spike_norm2=s2)
+        err["estimate"].append(p.overlap / eta - cos2)
+        err["limit"].append(beta / (beta + delta) - cos2)
+        err["no cross term"].append(beta / s2 - cos2)
+    mse = {key: float(np.mean(np.square(v))) for key, v in err.items()}
+    rho2 = beta * delta / ((2 * delta + beta) * (2 * beta + delta))
+    assert mse["estimate"] < mse["limit"], mse
+    assert mse["estimate"] / mse["limit"] == pytest.approx(1 - rho2, abs=0.05), mse
+    assert mse["estimate"] < 0.5 * mse["no cross term"], mse
+
+
+def test_predict_rejects_contradictory_realized_norms():
+    w = WEIGHTS["causal"]
+    with pytest.raises(ValueError, match="spike_norm2.*Cauchy-Schwarz"):
+        sr.predict(0.5, 0.5, w, R16, 1.0, spike_norm2=0.01, delta_norm2=0.5)
+    with pytest.raises(ValueError, match="finite_table=True"):
+        sr.predict(0.5, 0.5, w, R16, 1.0, finite_table=False, spike_norm2=1.5)
+    # the ends of the Cauchy-Schwarz interval are possible tables (Delta parallel to mu)
+    for s2 in ((1 - np.sqrt(0.5)) ** 2, (1 + np.sqrt(0.5)) ** 2):
+        p = sr.predict(0.5, 0.5, w, R16, 1.0, spike_norm2=s2, delta_norm2=0.5)
+        eta = float(sr.spike_curve(p.theta, 0.5, 0.5, sr.kappa(w)).overlap)
+        assert p.overlap == pytest.approx(eta, rel=1e-9)          # u_tilde = u

@@ -148,7 +148,7 @@ def attention_spectrum_data(d: int = 400, *, delta: float = 0.5, gamma: float = 
         (its squared cosine with ``mu/||mu||``), ``fixed_outlier`` and
         ``fixed_overlap`` (same tokens, fixed limit weights), ``prediction``
         (:func:`seqrmt.predict` with the limit ``||Delta||^2 -> delta``),
-        ``prediction_realized`` (with this table's ``||Delta||^2``),
+        ``prediction_realized`` (with this table's ``||mu + Delta||^2`` and ``||Delta||^2``),
         ``prediction_ideal`` (idealized statement), ``w`` (limit weights), ``R``,
         ``delta``, ``gamma``.
     """
@@ -178,10 +178,11 @@ def attention_spectrum_data(d: int = 400, *, delta: float = 0.5, gamma: float = 
     lam_f, ov_f = top(sr.pool(table, tokens, w), False)
     dv, gv = d / V, d / N
     Dn = float(table.Delta @ table.Delta)
+    Sn = float((table.mu + table.Delta) @ (table.mu + table.Delta))
     return dict(eigenvalues=lam, outlier=float(lam[0]), overlap=ov,
                 fixed_outlier=float(lam_f[0]), fixed_overlap=ov_f,
                 prediction=sr.predict(dv, gv, w, R, beta),
-                prediction_realized=sr.predict(dv, gv, w, R, beta, delta_norm2=Dn),
+                prediction_realized=sr.predict(dv, gv, w, R, beta, spike_norm2=Sn, delta_norm2=Dn),
                 prediction_ideal=sr.predict(dv, gv, w, R, beta, finite_table=False),
                 w=w, R=R, delta=dv, gamma=gv)
 

@@ -42,6 +42,11 @@ def _sizes(d, delta, gamma):
     return (d, *sizes(d, delta, gamma))
 
 
+def _realized_norms(sim) -> dict:
+    """The realized table norms of a :class:`seqrmt.Simulation`, as keywords of :func:`predict`."""
+    return dict(spike_norm2=sim.spike_norm2, delta_norm2=sim.delta_norm2, zbar_norm2=sim.zbar_norm2)
+
+
 def _draw_spectrum(ax, sim, exact, ideal, *, bins, show_legend=True):
     """Histogram of the simulated spectrum with the bulk law, its edge and the predicted outliers."""
     p = exact if exact is not None else ideal
@@ -150,9 +155,9 @@ def spikes_spectrum(*, beta: float = 1.0, delta: float = 0.5, gamma: float = 0.2
     bins : int
         Number of histogram bins.
     realized : bool
-        Use the table's realized ``||Delta||^2`` and ``||zbar||^2`` instead of their
-        limit ``delta`` in the exact prediction (removes the order ``d^{-1/2}``
-        table-to-table fluctuation).
+        Use the table's realized ``||mu + Delta||^2``, ``||Delta||^2`` and ``||zbar||^2``
+        instead of their limits ``beta + delta``, ``delta`` and ``delta`` in the exact
+        prediction (removes the order ``d^{-1/2}`` table-to-table fluctuation).
     """
     show_exact, show_ideal = _theory(theory)
     beta = _checks.nonnegative("beta", beta)
@@ -161,7 +166,7 @@ def spikes_spectrum(*, beta: float = 1.0, delta: float = 0.5, gamma: float = 0.2
     R = prefix_correlation(T, L)
     w = named_weights(weights, R)
     sim = simulate(d, V, N, w, R, beta, centered=centered, seed=seed, n_vectors=3)
-    kw = dict(delta_norm2=sim.delta_norm2, zbar_norm2=sim.zbar_norm2) if realized else {}
+    kw = _realized_norms(sim) if realized else {}
     exact = predict(delta, gamma, w, R, beta, centered=centered, **kw) if show_exact else None
     ideal = predict(delta, gamma, w, R, beta, centered=centered, finite_table=False) if show_ideal else None
     fig, ax = figure(width=6.8, height=3.8)
@@ -184,7 +189,8 @@ def spikes_centering(*, beta: float = 1.0, delta: float = 0.5, gamma: float = 0.
     uncentered ``S`` it is a spike of strength ``sigma_w^2 ||zbar||^2 ~ sigma_w^2 delta``
     that obeys the same two-stage BBP formulas as the signal. Centering removes it.
     Left: uncentered, right: centered (same table and sequences). The exact predictions
-    use the realized ``||Delta||^2`` and ``||zbar||^2`` when ``realized`` is true.
+    use the realized ``||mu + Delta||^2``, ``||Delta||^2`` and ``||zbar||^2`` when
+    ``realized`` is true.
     """
     beta = _checks.nonnegative("beta", beta)
     d, V, N = _sizes(d, delta, gamma)
@@ -195,7 +201,7 @@ def spikes_centering(*, beta: float = 1.0, delta: float = 0.5, gamma: float = 0.
     alt = []
     for ax, centered in zip(axes, (False, True)):
         sim = simulate(d, V, N, w, R, beta, centered=centered, seed=seed, n_vectors=3)
-        kw = dict(delta_norm2=sim.delta_norm2, zbar_norm2=sim.zbar_norm2) if realized else {}
+        kw = _realized_norms(sim) if realized else {}
         exact = predict(delta, gamma, w, R, beta, centered=centered, **kw)
         _draw_spectrum(ax, sim, exact, None, bins=bins, show_legend=not centered)
         ax.set_title(("uncentered $S$" if not centered else "centered $S_c$") + "\n"
