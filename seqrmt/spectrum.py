@@ -1,6 +1,8 @@
 """The bulk of the spectrum: Marchenko-Pastur and ``kappa (MP_delta boxtimes MP_gamma)`` (Theorem 1)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -558,6 +560,19 @@ class BulkLaw:
         """``(left, right)`` of the continuous part (:func:`bulk_edges`)."""
         return self._left, self._right
 
+    def tail_mass(self, x: ArrayLike) -> np.ndarray:
+        """Mass strictly above ``x``, ``1 - cdf(x)`` (vectorized): ``0`` from the right edge on,
+        since this law has compact support.  Same interface as
+        :meth:`FiniteTBulkLaw.tail_mass`."""
+        return 1.0 - self.cdf(x)
+
+    def expected_above(self, x: ArrayLike, d: int) -> np.ndarray:
+        """``d * tail_mass(x)``: the expected number of bulk eigenvalues above ``x`` at dimension
+        ``d`` (to first order; ``0`` beyond the right edge).  Same interface as
+        :meth:`FiniteTBulkLaw.expected_above`."""
+        d = _checks.integer("d", d, minimum=1)
+        return d * self.tail_mass(x)
+
     def pdf(self, x: ArrayLike) -> np.ndarray:
         """Density of the continuous part (:func:`bulk_density`); the atom is not included."""
         return bulk_density(x, self.delta, self.gamma, self.kappa)
@@ -810,48 +825,71 @@ def _token_gram_spectrum(ratio: float, w: tuple, n_tokens: int, block: int, seed
     return _H_CACHE[key]
 
 
-def _compress(t: np.ndarray, K: int) -> np.ndarray:
-    """Means of ``K`` consecutive groups of the sorted ``t`` (equal masses; the mean is kept)."""
-    if t.size <= K:
-        return t
-    idx = np.linspace(0, t.size, K + 1).round().astype(int)
-    sums = np.add.reduceat(t, idx[:-1])
-    return sums / np.diff(idx)
+def _compress(t: np.ndarray, K: int, top: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Atoms of the sorted sample ``t``: the ``top`` largest values kept one by one, the others
+    averaged in ``K`` consecutive groups of (nearly) equal size.  Returns ``(values, counts)``,
+    ``counts`` the number of sample points behind each atom (the mean of ``t`` is kept)."""
+    if t.size <= K + top:
+        return t, np.ones(t.size)
+    low = t[:t.size - top]
+    idx = np.linspace(0, low.size, K + 1).round().astype(int)
+    sums = np.add.reduceat(low, idx[:-1])
+    counts = np.diff(idx).astype(float)
+    return (np.concatenate([sums / counts, t[t.size - top:]]),
+            np.concatenate([counts, np.ones(top)]))
 
 
 class FiniteTBulkLaw:
-    """The limiting bulk of ``S`` at fixed ``T`` (d, V, N -> infinity, ``d/V -> delta``,
-    ``d/N -> gamma``, ``T`` and ``w`` fixed): a generalized Marchenko-Pastur law.
+    """The bulk of ``S`` at fixed ``T`` (d, V, N -> infinity, ``d/V -> delta``, ``d/N -> gamma``,
+    ``T`` and ``w`` fixed): a generalized Marchenko-Pastur law (the law ``nu_T`` of the book's
+    conjecture ``thm-fixed-T-bulk``, which rests on three named assumptions: convergence of the
+    spectrum of ``A A^T``, the sparse rank formula for fixed weights, and that the atom equals
+    the limiting fraction of exact zeros).
 
     Build it with :func:`finite_T_bulk` (cached).  Conditionally on the tokens,
     ``S = Z M Z^T`` with ``M = A A^T / N`` exactly, so the spectrum of ``S`` is the companion
     of a sample covariance of dimension ``V`` from ``d`` Gaussian samples with population
-    ``d M``.  With ``H`` the limiting spectrum of ``d M`` (``V`` eigenvalues) and
+    ``d M``.  With ``nu_M`` the limiting spectrum of ``d M`` (``V`` eigenvalues) and
     ``c = V/d = 1/delta``, its Stieltjes transform ``G(z) = int dnu(x)/(z - x)`` is the unique
     solution with ``Im G < 0`` (for ``Im z > 0``) of Silverstein's equation
 
-        z = 1/G + c int t / (1 - t G) dH(t).
+        z = 1/G + c int t / (1 - t G) dnu_M(t).
 
-    ``H`` depends on ``w`` and ``N/V = delta/gamma`` and on ``d`` only through the scale
-    ``d/N = gamma``: ``H = gamma * (limiting spectrum of A A^T)``.  It has no closed form at
+    ``nu_M`` depends on ``w`` and ``N/V = delta/gamma`` and on ``d`` only through the scale
+    ``d/N = gamma``: ``nu_M = gamma * (limiting spectrum of A A^T)``.  It has no closed form at
     fixed ``T`` (a sparse random Gram matrix); it is computed from the eigenvalues of
     independent draws of ``A`` (``n_tokens`` tokens in blocks of ``block``, a fixed ``seed``),
-    except its atom at ``0``, which is the exact :func:`token_rank_fraction`.  The pooled
-    nonzero eigenvalues are averaged in ``n_atoms`` groups of equal mass and rescaled so
-    that ``H`` has its exact mean ``kappa delta`` (``tr A A^T = N kappa``; a rescaling by
-    ``1 + O(1/sqrt(n_tokens))``, which removes the first-order Monte Carlo error of the draw).  With a single
-    nonzero weight (``T' = 1``) ``A A^T`` is diagonal and ``H`` is exact:
-    ``gamma w^2 Poisson(delta/gamma)``.
+    except its atom at ``0``, which is the exact :func:`token_rank_fraction`.  The ``n_top``
+    largest pooled nonzero eigenvalues are kept as atoms of their own (they carry the upper
+    tail), the others are averaged in ``n_atoms`` groups of equal mass, and the whole is
+    rescaled so that ``nu_M`` has its exact mean ``kappa delta`` (``tr A A^T = N kappa``; a
+    rescaling by ``1 + O(1/sqrt(n_tokens))``, which removes the first-order Monte Carlo error
+    of the draw).  With a single nonzero weight (``T' = 1``) ``A A^T`` is diagonal and
+    ``nu_M`` is exact: ``gamma w^2 Poisson(delta/gamma)``.
+
+    **No right edge.**  The limit law has unbounded support: ``nu_M`` has unbounded support
+    (at ``T' = 1`` it has an atom at every multiple ``gamma w^2 k`` of a Poisson count, and at
+    every ``T'`` the most-drawn tokens give arbitrarily large eigenvalues of ``A A^T``), so
+    :meth:`support` returns ``(left, inf)``.  The computed law is a discrete approximation:
+    its mass ends at :attr:`truncation` (the Poisson counts are cut where their probability is
+    negligible at ``T' = 1``; the largest eigenvalue of a finite draw bounds it at ``T' >= 2``).
+    Use :meth:`tail_mass` and :meth:`expected_above` for the upper tail: at ``T' = 1`` they are
+    accurate to the quadrature (a few ``1e-6`` absolute; about 5 % relative for tails near
+    ``1e-4``, where the bumps of the rarest counts are narrow); at ``T' >= 2`` tail masses below
+    :attr:`resolution` (the mass of one sampled eigenvalue, ``1/(delta n)`` for ``n`` sampled
+    nonzero eigenvalues) are not resolved, and larger ones carry the Monte Carlo error of a
+    count of sampled eigenvalues (build laws with several ``seed`` or a larger ``n_tokens`` to
+    see it).
 
     The equation is solved by Newton's method in ``G``, vectorized over ``x``, with
     continuation from above the real axis: along ``z = x + i eta`` with ``eta`` decreasing
-    geometrically (factor 4) from ``10 U`` (where ``G ~ 1/z``) to ``1e-9 U`` (``U`` bounds the support),
-    a damped step never leaving ``Im G < 0`` (so the root followed is the physical one).
-    The density is ``-Im (G - atom/z)/pi`` at ``z = x + i 1e-9 U``; the cdf integrates it by
-    the trapezoid rule on the points ``x = b (1 - cos theta)/2`` (equispaced ``theta``,
-    clustered at square-root edges) merged with a geometric grid towards ``0`` (the small
-    eigenvalues of the sparse Gram matrix make the density steep there), ``b`` bounding the
-    support.
+    geometrically (factor 4) from ``10 U`` (where ``G ~ 1/z``) to ``1e-9 U`` (``U`` bounds the
+    computed support), a damped step never leaving ``Im G < 0`` (so the root followed is the
+    physical one).  The density is ``-Im (G - atom/z)/pi`` at ``z = x + i 1e-9 U``; the cdf
+    integrates it by the trapezoid rule on the points ``x = b (1 - cos theta)/2`` (equispaced
+    ``theta``, clustered at square-root edges) merged with a geometric grid towards ``0`` (the
+    small eigenvalues of the sparse Gram matrix make the density steep there), ``b`` the end
+    of the computed mass.
 
     Accuracy (defaults): the continuous mass matches ``1 - atom`` to about ``1e-4`` before
     normalization (:attr:`mass_error`); laws built from independent draws of ``A`` differ by
@@ -860,7 +898,7 @@ class FiniteTBulkLaw:
     eigenvalues of ``A A^T``).  Against simulations (``delta = gamma = 1.5``, three tables at
     ``d = 1000`` pooled) the Kolmogorov distance is a few thousandths at ``T = 1, 2, 4``, where
     Theorem 1 is off by ``0.25``, ``0.11`` and ``0.02``.  ``T' = 1`` has no Monte Carlo error.
-    Construction takes about one second of CPU.
+    Construction takes one to two seconds of CPU.
 
     Attributes
     ----------
@@ -868,14 +906,23 @@ class FiniteTBulkLaw:
         Ratios and ``kappa = ||w||^2``.
     w : ndarray
         The weights.
+    n_nonzero : int
+        Number ``T'`` of nonzero weights.
     atom : float
         Mass at ``0`` (:func:`finite_T_atom`).
+    truncation : float
+        Right end of the computed approximation: its cdf is ``1`` from there on (the limit
+        law has no right end).
+    resolution : float
+        Smallest tail mass the computation resolves: ``0`` at ``T' = 1`` (exact ``nu_M``),
+        the mass in the law of one sampled eigenvalue of ``A A^T`` at ``T' >= 2``.
     mass_error : float
         ``int pdf - (1 - atom)`` before the cdf table is normalized.
     """
 
     def __init__(self, delta: float, gamma: float, w: ArrayLike, *, n_tokens: int = 6000,
-                 block: int = 500, n_atoms: int = 200, seed: int = 0, grid: int = 1000) -> None:
+                 block: int = 500, n_atoms: int = 200, n_top: int = 40, seed: int = 0,
+                 grid: int = 1000) -> None:
         self.delta = _checks.positive("delta", delta)
         self.gamma = _checks.positive("gamma", gamma)
         self.w, self.n_nonzero = _nonzero_weights(w)
@@ -883,6 +930,7 @@ class FiniteTBulkLaw:
         n_tokens = _checks.integer("n_tokens", n_tokens, minimum=10)
         block = _checks.integer("block", block, minimum=10)
         n_atoms = _checks.integer("n_atoms", n_atoms, minimum=10)
+        n_top = _checks.integer("n_top", n_top, minimum=0)
         grid = _checks.integer("grid", grid, minimum=50)
         seed = _checks.integer("seed", seed, minimum=0)
         self.atom = finite_T_atom(self.delta, self.gamma, self.w)
@@ -895,13 +943,16 @@ class FiniteTBulkLaw:
             k = np.arange(1, int(ratio + 12.0 * np.sqrt(ratio) + 40.0))
             self._t = self.gamma * float(wz[0]) ** 2 * k
             self._p = poisson.pmf(k, ratio)
+            self.resolution = 0.0
         else:
             ev = _token_gram_spectrum(float(ratio), tuple(float(x) for x in wz), n_tokens, block, seed)
             nz = ev[ev > 1e-9 * max(ev[-1], 1e-300)]
-            # exact mass 1 - h0 off zero and exact mean kappa delta of H = gamma A A^T
-            t = _compress(nz, n_atoms)
-            self._t = self.kappa * self.delta / (1.0 - h0) * t / t.mean()
-            self._p = np.full(self._t.size, (1.0 - h0) / self._t.size)
+            # exact mass 1 - h0 off zero and exact mean kappa delta of nu_M = gamma A A^T
+            t, counts = _compress(nz, n_atoms, min(n_top, nz.size // 2))
+            frac = counts / counts.sum()
+            self._t = self.kappa * self.delta / (1.0 - h0) * t / float(t @ frac)
+            self._p = (1.0 - h0) * frac
+            self.resolution = float((1.0 - h0) / (self.delta * counts.sum()))
         self._c = 1.0 / self.delta
         self._U = float(self._t.max() * (1.0 + np.sqrt(self._c)) ** 2)
         self._build_table(grid)
@@ -962,18 +1013,65 @@ class FiniteTBulkLaw:
         th = np.linspace(0.0, np.pi, grid)
         x = np.union1d(b * (1.0 - np.cos(th)) / 2.0, b * np.geomspace(1e-10, 0.05, grid // 4))
         fx = self._density(x)
-        cum = np.concatenate([[0.0], np.cumsum((fx[1:] + fx[:-1]) / 2.0 * np.diff(x))])
+        trap = (fx[1:] + fx[:-1]) / 2.0 * np.diff(x)
+        cum = np.concatenate([[0.0], np.cumsum(trap)])
+        # the mass above each grid point, summed from the right (accurate for small tails)
+        tail = np.concatenate([np.cumsum(trap[::-1])[::-1], [0.0]])
         self.mass_error = float(cum[-1] - (1.0 - self.atom))
-        cum *= (1.0 - self.atom) / cum[-1]
+        norm = (1.0 - self.atom) / cum[-1]
+        cum *= norm
+        tail *= norm
         eps = 1e-7 * cum[-1]
         self._left = float(x[np.searchsorted(cum, eps)])
-        self._right = float(x[min(np.searchsorted(cum, cum[-1] - eps), x.size - 1)])
-        self._x, self._f, self._cum = x, fx, cum
+        self.truncation = float(x[min(np.searchsorted(cum, cum[-1]), x.size - 1)])
+        self._x, self._f, self._cum, self._tail = x, fx, cum, tail
 
     # -- distribution --------------------------------------------------------------------
     def support(self) -> tuple[float, float]:
-        """``(left, right)``: hull of the support of the continuous part (to grid accuracy)."""
-        return self._left, self._right
+        """``(left, inf)``: hull of the support of the continuous part.
+
+        The left end is computed (to grid accuracy, where the computed cdf passes ``1e-7``
+        of the continuous mass).  The right end is ``inf``: the limit law has unbounded
+        support (see the class notes); the computed approximation ends at
+        :attr:`truncation`, and :meth:`tail_mass` / :meth:`expected_above` quantify its
+        upper tail.
+        """
+        return self._left, math.inf
+
+    def tail_mass(self, x: ArrayLike) -> np.ndarray:
+        """Mass of the law strictly above ``x``: ``nu_T((x, inf)) = 1 - cdf(x)`` (vectorized).
+
+        Summed from the right end of the table, so small tails keep their relative
+        accuracy; ``1`` for ``x < 0``, ``1 - atom`` at ``0``, ``0`` from :attr:`truncation`
+        on.  Values below :attr:`resolution` are not resolved at ``T' >= 2``.
+
+        Parameters
+        ----------
+        x : array_like
+            Real points (``+-inf`` allowed, NaN rejected).
+        """
+        xx = _checks.real_array("x", x)
+        out = np.interp(xx, self._x, self._tail, left=1.0 - self.atom, right=0.0)
+        return np.where(xx < 0.0, 1.0, np.clip(out, 0.0, 1.0))
+
+    def expected_above(self, x: ArrayLike, d: int) -> np.ndarray:
+        """Expected number of bulk eigenvalues above ``x`` in a ``d x d`` matrix whose spectrum
+        follows this law: ``d * tail_mass(x)`` (vectorized in ``x``).
+
+        To first order in ``d`` (the empirical spectral distribution of ``d`` eigenvalues
+        has mean close to the law); it is the criterion for a predicted outlier at ``x`` to
+        stand clear of a bulk without a right edge: a value well below ``1`` means that at
+        dimension ``d`` the bulk rarely reaches ``x``.
+
+        Parameters
+        ----------
+        x : array_like
+            Real points (``+-inf`` allowed, NaN rejected).
+        d : int
+            Dimension ``>= 1``.
+        """
+        d = _checks.integer("d", d, minimum=1)
+        return d * self.tail_mass(x)
 
     def pdf(self, x: ArrayLike) -> np.ndarray:
         """Density of the continuous part, ``-Im G(x + i0)/pi`` (the atom is not included)."""
@@ -993,7 +1091,8 @@ class FiniteTBulkLaw:
         return np.where(xx >= self._x[-1], 1.0, out)
 
     def ppf(self, q: ArrayLike) -> np.ndarray:
-        """Quantile function ``inf {x : cdf(x) >= q}`` (``0`` for ``q <= atom``)."""
+        """Quantile function ``inf {x : cdf(x) >= q}`` of the computed law (``0`` for
+        ``q <= atom``; ``ppf(1)`` is :attr:`truncation`, since the limit law has no right end)."""
         qq = _checks.real_array("q", q)
         if np.any((qq < 0) | (qq > 1)):
             raise ValueError("q must lie in [0, 1]")
@@ -1037,9 +1136,13 @@ _ETA_RATIO = 4.0   # continuation: eta divided by this at each level
 def finite_T_bulk(delta: float, gamma: float, w: ArrayLike, **options) -> FiniteTBulkLaw:
     """The bulk of ``S`` at fixed ``T``: a :class:`FiniteTBulkLaw` (cached by its arguments).
 
-    Exact limit of the spectrum of ``S`` (centered or not) as ``d, V, N -> infinity`` with
-    ``d/V -> delta``, ``d/N -> gamma`` and ``T``, ``w`` fixed; tends to Theorem 1
-    (:class:`BulkLaw`) as ``T`` grows with, e.g., mean weights.
+    The limit of the spectrum of ``S`` (centered or not) as ``d, V, N -> infinity`` with
+    ``d/V -> delta``, ``d/N -> gamma`` and ``T``, ``w`` fixed, under the three assumptions of
+    the book's conjecture ``thm-fixed-T-bulk`` (checked against simulations, not proved); it
+    tends to Theorem 1 (:class:`BulkLaw`) as the number of nonzero weights grows with the
+    weights spread out (e.g. mean weights).  The law has no right edge:
+    :meth:`FiniteTBulkLaw.tail_mass` and :meth:`FiniteTBulkLaw.expected_above` give its upper
+    tail.
 
     Parameters
     ----------
@@ -1048,7 +1151,8 @@ def finite_T_bulk(delta: float, gamma: float, w: ArrayLike, **options) -> Finite
     w : array_like, shape (T,)
         Pooling weights (zeros allowed, not all zero).
     **options
-        ``n_tokens``, ``block``, ``n_atoms``, ``seed``, ``grid`` of :class:`FiniteTBulkLaw`.
+        ``n_tokens``, ``block``, ``n_atoms``, ``n_top``, ``seed``, ``grid`` of
+        :class:`FiniteTBulkLaw`.
     """
     delta = _checks.positive("delta", delta)
     gamma = _checks.positive("gamma", gamma)

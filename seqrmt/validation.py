@@ -129,6 +129,7 @@ __all__ = [
     "finite_size",
     "bulk_vs_T",
     "spikes_vs_T",
+    "fixed_T_bulk_above",
     "scaling_rates",
     "fit_rate",
     "to_csv",
@@ -347,12 +348,14 @@ def transition_window(delta: float, gamma: float, kappa: float, d: int) -> dict:
 def law_distance(law_a, law_b, n: int = 4001) -> float:
     """``sup_x |F_a(x) - F_b(x)|`` between two laws on ``[0, inf)`` (atoms at 0 included).
 
-    Evaluated on ``n`` points spread uniformly over the union of the two supports and
-    at ``0`` (left and right limits); the error is at most the largest mass either law
-    puts on one grid interval.
+    Evaluated on ``n`` points spread uniformly from ``0`` to the largest ``ppf(1)`` of the two
+    laws (the right edge of :class:`seqrmt.BulkLaw`; the end of the computed approximation of
+    :class:`seqrmt.FiniteTBulkLaw`, whose limit law has no right edge) and at ``0`` (left
+    and right limits); the error is at most the largest mass either law puts on one grid
+    interval.
     """
     n = _checks.integer("n", n, minimum=3)
-    top = max(law_a.support()[1], law_b.support()[1])
+    top = max(float(np.ravel(law_a.ppf(1.0))[0]), float(np.ravel(law_b.ppf(1.0))[0]))
     x = np.linspace(0.0, top * 1.0001, n)
     gap = np.max(np.abs(np.asarray(law_a.cdf(x), dtype=float) - np.asarray(law_b.cdf(x), dtype=float)))
     return float(gap)
@@ -1207,30 +1210,50 @@ def spikes_vs_T(d: int = 800, Ts: Sequence[int] = (1, 2, 4, 16), seeds: int = 16
     changes between the rows and ``theta / theta_c`` is the same at every ``T``), centered ``S``, ``beta`` chosen so that the finite-table
     spike is ``theta = r theta_c`` for each ``r`` in ``ratios`` (outside the transition
     window); the rows are those of :func:`finite_size` (seeds ``1000 ..``) with
-    ``study = "spikes_T"``, ``setting = "T=<T>, theta/theta_c=<r>"``, ``ratio`` and the
-    right edges of Theorem 1's bulk (``edge_theorem1``) and, with ``fixed_T``, of the
-    fixed-``T`` law (``edge_fixed_T``): a predicted outlier below the latter sits in
-    the fixed-``T`` bulk.  ``executor`` and ``progress`` as in :func:`finite_size`.
+    ``study = "spikes_T"``, ``setting = "T=<T>, theta/theta_c=<r>"``, ``ratio``, the right
+    edge of Theorem 1's bulk (``edge_theorem1``) and, with ``fixed_T``,
+    ``bulk_above_fixed_T``: the expected number of eigenvalues of the fixed-``T`` bulk above
+    the predicted value at the row's ``d`` (:func:`fixed_T_bulk_above`; the fixed-``T`` law
+    has no right edge, so this count, not an edge, says whether a predicted outlier stands
+    clear of the bulk).  ``executor`` and ``progress`` as in :func:`finite_size`.
     """
     Ts = [_checks.integer("T", T) for T in Ts]
     rows = []
     for T in Ts:
         settings = {f"T={T}, theta/theta_c={r:g}": (delta, gamma, R, "mean", True, ("ratio", float(r)))
                     for r in ratios}
-        edges = {}
-        for row in finite_size([d], {d: seeds}, settings=settings, T=T, progress=progress,
-                               executor=executor):
-            key = (row["delta"], row["gamma"])
-            if key not in edges:
-                w = mean_weights(T)
-                law_T = _fixed_T_law(row["delta"], row["gamma"], w) if fixed_T else None
-                edges[key] = (BulkLaw(row["delta"], row["gamma"], _kappa(w)).support()[1],
-                              float("nan") if law_T is None else float(law_T.support()[1]))
+        w = mean_weights(T)
+        new = finite_size([d], {d: seeds}, settings=settings, T=T, progress=progress, executor=executor)
+        outlier = {r["setting"]: float(r["predicted"]) for r in new if r["quantity"] == "lambda_signal"}
+        for row in new:
             row["study"] = "spikes_T"
             row["ratio"] = row["theta"] / row["theta_c"]
-            row["edge_theorem1"], row["edge_fixed_T"] = edges[key]
+            row["edge_theorem1"] = BulkLaw(row["delta"], row["gamma"], _kappa(w)).support()[1]
+            if fixed_T:
+                row["bulk_above_fixed_T"] = fixed_T_bulk_above(row["delta"], row["gamma"], w,
+                                                               outlier[row["setting"]], row["d"])
             rows.append(row)
     return rows
+
+
+def fixed_T_bulk_above(delta: float, gamma: float, w: ArrayLike, x: float, d: int) -> float:
+    """Expected number of eigenvalues of the fixed-``T`` bulk above ``x`` at dimension ``d``.
+
+    ``d * nu_T((x, inf))`` with ``nu_T = seqrmt.finite_T_bulk(delta, gamma, w)``
+    (:meth:`seqrmt.FiniteTBulkLaw.expected_above`).  The fixed-``T`` law has no right edge,
+    so a predicted outlier ``x`` is never above the whole bulk in the limit; at dimension
+    ``d`` it stands clear of the bulk when this count is well below ``1`` (the criterion of
+    chapter 7).  NaN, with a warning, when the law cannot be built.
+    """
+    delta = _checks.positive("delta", delta)
+    gamma = _checks.positive("gamma", gamma)
+    w = _checks.weights(w)
+    x = _checks.real("x", x)
+    d = _checks.integer("d", d)
+    law = _fixed_T_law(delta, gamma, w)
+    if law is None:
+        return float("nan")
+    return float(np.ravel(law.expected_above(x, d))[0])
 
 
 def fit_rate(ds: ArrayLike, values: ArrayLike) -> tuple[float, float]:

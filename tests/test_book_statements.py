@@ -4,10 +4,15 @@
   across the book (sphinx-proof otherwise numbers unlabelled ones per page and warns about
   duplicate automatic labels);
 * every ``{prf:ref}`` names a label that exists;
-* every theorem and proposition opens with a provenance paragraph saying whether the
-  result is stated in the paper's summaries, derived in this book, or a reading of the paper;
+* every theorem, proposition and conjecture opens with a provenance paragraph saying whether
+  the result is stated in the paper's summaries, derived in this book, or a reading of the paper;
+* a theorem, proposition or lemma has a proof right after it, unless it is a classical result
+  recalled with its reference: a statement that rests on an unproved step is a conjecture;
+* a conjecture names, by reference, the assumptions (``{prf:assumption}``) it rests on, and every
+  assumption is used by some conjecture;
 * a remark titled "Derivation sketch" names, in its first sentence, the step it assumes;
-* the labels the "Results at a glance" page is built on exist.
+* the labels the "Results at a glance" page is built on exist, and that page marks each result's
+  status (proved, claim under assumptions, ...).
 """
 from __future__ import annotations
 
@@ -27,10 +32,16 @@ _PROVENANCE = re.compile(r"^\*\*Provenance\.\*\*\s+(Stated in the paper's summar
 
 #: The results every reader of the book is told about (the "Results at a glance" page).
 KEY_RESULTS = ("def-table", "def-signs", "def-pooling", "def-sample-cov", "def-regime",
-               "thm-bulk", "prop-conditional-gmp", "thm-fixed-T-bulk", "prop-pooled-decomposition",
-               "thm-population", "thm-sample", "thm-alignment", "thm-finite-table-spike",
+               "rem-bulk-paper", "thm-bulk", "prop-conditional-gmp", "thm-fixed-T-bulk",
+               "prop-pooled-decomposition", "thm-population", "def-large-T", "thm-sample",
+               "thm-alignment", "thm-finite-table-spike", "prop-fixed-T-top",
                "prop-mean-outlier", "thm-optimal-weights", "prop-simplex-weights",
-               "prop-prefix-weights", "thm-causal-limit", "rem-causal-convention", "prop-ks-window")
+               "prop-prefix-weights", "thm-causal-limit", "rem-causal-convention", "prop-ks-window",
+               "asm-token-spectrum", "asm-dense-limit", "asm-sparse-rank", "asm-atom-zeros",
+               "asm-large-T-edge", "asm-concentration", "asm-mean-spike")
+
+#: Kinds that state a result and must say where it comes from.
+RESULT_KINDS = ("theorem", "proposition", "conjecture")
 
 
 def _pages() -> dict[str, str]:
@@ -52,7 +63,7 @@ def _directives():
 
 def test_the_parser_finds_the_statements():
     kinds = {k for _, k, _, _, _ in _directives()}
-    assert {"theorem", "proposition", "definition", "proof", "remark"} <= kinds
+    assert {"theorem", "proposition", "definition", "proof", "remark", "conjecture", "assumption"} <= kinds
 
 
 def test_every_statement_has_a_unique_label():
@@ -77,12 +88,65 @@ def test_the_key_results_are_stated():
     assert not sorted(set(KEY_RESULTS) - labels)
 
 
-@pytest.mark.parametrize("kind", ["theorem", "proposition"])
+@pytest.mark.parametrize("kind", RESULT_KINDS)
 def test_results_say_where_they_come_from(kind):
+    found = False
     for page, k, title, label, body in _directives():
         if k == kind:
+            found = True
             first = body.strip().split("\n\n")[0]
             assert _PROVENANCE.match(first), f"{page} {label}: the first paragraph must be the provenance"
+    assert found, f"no {{prf:{kind}}} found"
+
+
+def test_theorems_have_proofs():
+    """A theorem, proposition or lemma is followed by its proof (a classical result recalled with its
+    reference excepted); what rests on an unproved step is a conjecture."""
+    items = list(_directives())
+    for i, (page, kind, title, label, body) in enumerate(items):
+        if kind not in ("theorem", "proposition", "lemma"):
+            continue
+        first = body.strip().split("\n\n")[0]
+        if first.startswith("**Provenance.** Classical result"):
+            continue
+        nxt = items[i + 1] if i + 1 < len(items) else None
+        assert nxt is not None and nxt[0] == page and nxt[1] == "proof", \
+            f"{page} {label}: a {kind} needs a proof right after it (or state it as a conjecture)"
+
+
+def test_conjectures_name_their_assumptions():
+    items = list(_directives())
+    assumptions = {label for _, k, _, label, _ in items if k == "assumption"}
+    assert assumptions, "the book states its unproved steps as {prf:assumption}"
+    used = set()
+    for page, kind, title, label, body in items:
+        if kind == "conjecture":
+            named = set(_REF.findall(body)) & assumptions
+            assert named, f"{page} {label}: a conjecture refers to the assumptions it rests on"
+            used |= named
+    assert not sorted(assumptions - used), f"assumptions no conjecture rests on: {sorted(assumptions - used)}"
+
+
+def test_results_page_marks_the_status():
+    """Every result row of the "Results at a glance" page says whether it is proved, a claim under
+    assumptions, a reading or a definition; the conjectures are marked as claims, the proved results
+    as proved."""
+    page = (BOOK / "results_at_a_glance.md").read_text()
+    kinds = {label: k for _, k, _, label, _ in _directives() if label}
+    table = page.split("## When each result holds")[0]
+    rows = re.split(r"^\* - ", table, flags=re.M)[2:]          # skip the text and the header row
+    assert rows
+    for row in rows:
+        labels = _REF.findall(row.split("\n")[0])
+        status = re.search(r"\*\*(proved|claim under assumptions|reading|assumption|definition)\*\*", row)
+        assert labels and status, f"row without a status marker: {row[:80]!r}"
+        for label in labels:
+            if kinds.get(label) == "conjecture":
+                assert status.group(1) == "claim under assumptions", label
+            elif kinds.get(label) in ("theorem", "proposition", "lemma"):
+                assert status.group(1) == "proved", label
+            elif kinds.get(label) == "assumption":
+                assert status.group(1) == "assumption", label
 
 
 def test_derivation_sketches_name_their_assumption():

@@ -126,7 +126,9 @@ def test_tends_to_theorem_1_as_T_grows():
 def test_distribution(delta, gamma, w):
     law = sr.finite_T_bulk(delta, gamma, w)
     k = sr.kappa(w)
-    left, right = law.support()
+    left, inf = law.support()
+    assert inf == np.inf and 0 <= left < law.truncation     # the limit law has no right edge
+    right = law.truncation                                     # where the computed law ends
     # pdf integrates to 1 - atom (own grid, independent of the cdf table)
     x = np.union1d(np.geomspace(1e-9 * right, 0.05 * right, 400), np.linspace(0, right, 3000))
     assert np.trapezoid(law.pdf(x), x) == pytest.approx(1 - law.atom, abs=3e-3)
@@ -145,6 +147,82 @@ def test_distribution(delta, gamma, w):
     q = np.array([0.2, 0.5, 0.9, 0.99])
     q = q[q > law.atom + 1e-3]
     assert np.allclose(law.cdf(law.ppf(q)), q, atol=2e-3)
+
+
+# ------------------------------------------------------------------------- the upper tail
+
+def test_no_right_edge_at_T1():
+    """At T = 1 the population law is gamma w^2 Poisson(delta/gamma), unbounded: the support of
+    the limit law has no right end, and the computed truncation is where the Poisson counts
+    stop mattering, far beyond Theorem 1's edge (it does not depend on the token sample)."""
+    law = sr.finite_T_bulk(0.5, 0.5, [1.0])
+    assert law.support()[1] == np.inf and law.resolution == 0.0
+    edge = sr.BulkLaw(0.5, 0.5).support()[1]
+    assert law.truncation > 4 * edge
+    assert sr.finite_T_bulk(0.5, 0.5, [1.0], n_tokens=1500).truncation == law.truncation
+    # a positive mass above every point before the truncation, growing Poisson tail below it
+    x = np.linspace(edge, 0.9 * law.truncation, 50)
+    assert np.all(law.tail_mass(x) > 0)
+
+
+@pytest.mark.parametrize("delta, gamma, w", [
+    (0.5, 0.5, [1.0]),
+    (1.5, 1.5, [1.0]),
+    (0.5, 0.5, sr.mean_weights(2)),
+    (1.5, 1.5, sr.optimal_weights(sr.prefix_correlation(16, 4))),
+])
+def test_tail_mass(delta, gamma, w):
+    law = sr.finite_T_bulk(delta, gamma, w)
+    x = np.concatenate([[-np.inf, -1.0, 0.0], np.linspace(1e-6, 1.2 * law.truncation, 3000), [np.inf]])
+    tail = law.tail_mass(x)
+    # a survival function: in [0, 1], nonincreasing, 1 below 0, 1 - atom just above 0, 0 at the end
+    assert np.all((tail >= 0) & (tail <= 1)) and np.all(np.diff(tail) <= 1e-15)
+    assert tail[0] == tail[1] == 1.0 and tail[2] == pytest.approx(1 - law.atom, abs=1e-12)
+    assert tail[-1] == 0.0 and law.tail_mass(law.truncation) == 0.0
+    assert np.allclose(tail, 1 - law.cdf(x), atol=1e-12)
+    # vectorized with the shape of x; the expected count is d times the mass
+    grid = np.linspace(0, law.truncation, 12).reshape(3, 4)
+    assert law.tail_mass(grid).shape == (3, 4)
+    assert np.allclose(law.expected_above(grid, 600), 600 * law.tail_mass(grid))
+
+
+def test_tail_mass_against_the_density():
+    """The tail of the cdf table against an independent, finer integration of the density
+    (T = 1, delta = gamma = 1.5: the setting of chapter 7's counterexample, where the tail above
+    the predicted outlier 10.94 is about 6e-5, 0.035 eigenvalues at d = 600)."""
+    law = sr.finite_T_bulk(1.5, 1.5, [1.0])
+    # the bumps of the rarest token counts are narrow: the table's trapezoid rule is good to a
+    # few per cent of the tail there (documented accuracy), far better than the criterion needs
+    for x0 in (5.0, 8.0, 10.9375):
+        x = np.linspace(x0, law.truncation, 60001)
+        fine = np.trapezoid(law.pdf(x), x)
+        assert law.tail_mass(x0) == pytest.approx(fine, rel=0.1, abs=1e-7)
+    assert 3e-5 < law.tail_mass(10.9375) < 1e-4
+    assert 0.02 < law.expected_above(10.9375, 600) < 0.06
+
+
+def test_theorem_1_tail_is_zero_beyond_its_edge():
+    law = sr.BulkLaw(0.5, 0.5, 0.3)
+    right = law.support()[1]
+    assert law.tail_mass(right) == 0.0 and law.tail_mass(1.01 * right) == 0.0
+    assert law.tail_mass(0.5 * right) > 0 and law.expected_above(-1.0, 10) == 10.0
+
+
+def test_tail_mass_bad_input():
+    law = sr.finite_T_bulk(DELTA, GAMMA, [1.0])
+    with pytest.raises(ValueError, match="x"):
+        law.tail_mass([1.0, np.nan])
+    with pytest.raises(TypeError, match="x"):
+        law.tail_mass(["a"])
+    for bad in (0, -5):
+        with pytest.raises(ValueError, match="d"):
+            law.expected_above(1.0, bad)
+    with pytest.raises(TypeError, match="d"):
+        law.expected_above(1.0, 2.5)
+    with pytest.raises(ValueError, match="d"):
+        sr.BulkLaw(0.5, 0.5).expected_above(1.0, 0)
+    with pytest.raises(ValueError, match="n_top"):
+        sr.finite_T_bulk(DELTA, GAMMA, sr.mean_weights(2), n_top=-1)
 
 
 def test_third_moment_at_T1():

@@ -223,6 +223,11 @@ bad("finite_T_bulk", "w", "NaN", lambda: sr.finite_T_bulk(0.5, 0.5, [NAN, 1.0]))
 bad("FiniteTBulkLaw", "delta", "NaN", lambda: sr.FiniteTBulkLaw(NAN, 0.5, W))
 bad("FiniteTBulkLaw", "w", "all zero", lambda: sr.FiniteTBulkLaw(0.5, 0.5, np.zeros(3)))
 bad("FiniteTBulkLaw", "n_tokens", "too few", lambda: sr.FiniteTBulkLaw(0.5, 0.5, W, n_tokens=2))
+bad("FiniteTBulkLaw", "n_top", "negative", lambda: sr.FiniteTBulkLaw(0.5, 0.5, W, n_top=-1))
+bad("FiniteTBulkLaw", "x", "tail_mass NaN", lambda: sr.finite_T_bulk(0.5, 0.5, [1.0]).tail_mass(NAN))
+bad("FiniteTBulkLaw", "d", "expected_above zero", lambda: sr.finite_T_bulk(0.5, 0.5, [1.0]).expected_above(1.0, 0))
+bad("BulkLaw", "x", "tail_mass NaN", lambda: sr.BulkLaw(0.5, 0.5).tail_mass(NAN))
+bad("BulkLaw", "d", "expected_above non-integer", lambda: sr.BulkLaw(0.5, 0.5).expected_above(1.0, 2.5))
 
 # --- spikes ---------------------------------------------------------------------
 bad("spike_curve", "theta", "negative", lambda: sr.spike_curve(-1.0, 0.5, 0.5))

@@ -324,8 +324,8 @@ def test_law_distance():
         def __init__(self, b):
             self.b = b
 
-        def support(self):
-            return 0.0, self.b
+        def ppf(self, q):
+            return np.asarray(q, dtype=float) * self.b
 
         def cdf(self, x):
             return np.clip(np.asarray(x, dtype=float) / self.b, 0, 1)
@@ -333,6 +333,36 @@ def test_law_distance():
     assert sv.law_distance(U(1.0), U(2.0)) == pytest.approx(0.5, abs=1e-3)
     law = sr.BulkLaw(0.5, 0.5, 0.25)
     assert sv.law_distance(law, law) == 0.0
+    # a law without a right edge: the grid runs to the end of the computed approximation
+    fixed = sr.finite_T_bulk(0.5, 0.5, [1.0])
+    assert fixed.support()[1] == np.inf and fixed.ppf(1.0) == pytest.approx(fixed.truncation)
+    assert 0.01 < sv.law_distance(fixed, sr.BulkLaw(0.5, 0.5)) < 0.2
+
+
+def test_fixed_T_bulk_above():
+    """Expected number of fixed-T bulk eigenvalues above a point: d times the tail mass."""
+    law = sr.finite_T_bulk(1.5, 1.5, [1.0])
+    n = sv.fixed_T_bulk_above(1.5, 1.5, [1.0], 10.9375, 600)
+    assert n == pytest.approx(600 * float(law.tail_mass(10.9375)))
+    assert sv.fixed_T_bulk_above(1.5, 1.5, [1.0], 1e3, 600) == 0.0
+    assert sv.fixed_T_bulk_above(1.5, 1.5, [1.0], -1.0, 600) == 600.0
+    for kw, name in ((dict(delta=0.0), "delta"), (dict(x=float("nan")), "x"), (dict(d=0), "d")):
+        args = dict(delta=1.5, gamma=1.5, w=[1.0], x=10.0, d=600) | kw
+        with pytest.raises(ValueError, match=name):
+            sv.fixed_T_bulk_above(**args)
+
+
+def test_shipped_spikes_T_counts():
+    """The shipped spikes_T rows carry the expected number of fixed-T bulk eigenvalues above
+    the predicted signal outlier, recomputed here from the stored prediction."""
+    rows, _ = sv.load_finite_size()
+    sp = [r for r in rows if r["study"] == "spikes_T"]
+    assert sp and all("edge_fixed_T" not in r for r in rows)
+    for r in sp:
+        if r["quantity"] == "lambda_signal":
+            again = sv.fixed_T_bulk_above(r["delta"], r["gamma"], sr.mean_weights(r["T"]),
+                                          r["predicted"], r["d"])
+            assert r["bulk_above_fixed_T"] == pytest.approx(again, rel=STORED_RTOL, abs=1e-12)
 
 
 # ----------------------------------------------------------------- shipped tables = code
