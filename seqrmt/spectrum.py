@@ -1061,7 +1061,9 @@ class FiniteTBulkLaw:
         To first order in ``d`` (the empirical spectral distribution of ``d`` eigenvalues
         has mean close to the law); it is the criterion for a predicted outlier at ``x`` to
         stand clear of a bulk without a right edge: a value well below ``1`` means that at
-        dimension ``d`` the bulk rarely reaches ``x``.
+        dimension ``d`` the bulk rarely reaches ``x``.  At ``T' >= 2`` a value below
+        ``d * resolution`` (:attr:`resolution`) is not resolved: it only says that fewer than
+        ``d * resolution`` eigenvalues are expected above ``x``.
 
         Parameters
         ----------
