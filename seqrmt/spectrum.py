@@ -721,6 +721,14 @@ def _nonzero_weights(w: ArrayLike) -> tuple[np.ndarray, int]:
     return w, int(np.count_nonzero(w))
 
 
+def _rank_potential(a: ArrayLike, Tp: int, lam: float) -> np.ndarray:
+    """``Phi(a)`` of :func:`token_rank_fraction` (``a^0 = 1``, also at ``a = 0``: at ``T' = 1``
+    ``Phi`` is the constant ``e^{-lambda}``)."""
+    a = np.asarray(a, dtype=float)
+    pw = np.ones_like(a) if Tp == 1 else a ** (Tp - 1)
+    return np.exp(-lam * pw) - lam / Tp * (1.0 - a * pw - Tp * (1.0 - a) * pw)
+
+
 def token_rank_fraction(n_nonzero: int, draws_per_token: float) -> float:
     """Limit of ``rank(A) / V`` for the ``V x N`` token matrix ``A`` at fixed ``T``.
 
@@ -734,10 +742,14 @@ def token_rank_fraction(n_nonzero: int, draws_per_token: float) -> float:
         rank(A) / V -> 1 - max_{a in [0, 1]} Phi(a),
         Phi(a) = exp(-lambda a^{T'-1}) - (lambda / T') (1 - a^{T'} - T' (1 - a) a^{T'-1}).
 
-    ``Phi(1) = e^{-lambda}`` is the fraction of tokens never drawn and ``Phi(0) = 1 - N/V``,
-    so the rank is at most ``min(N, #tokens drawn)``; it is strictly smaller when the maximum
-    is interior (for ``T' >= 2``: e.g. two tokens drawn only by the same sequence give two
-    proportional rows).  ``T' = 1`` gives ``1 - e^{-lambda}`` exactly.
+    ``Phi(1) = e^{-lambda}`` is the fraction of tokens never drawn.  For ``T' >= 2``,
+    ``Phi(0) = 1 - lambda/T' = 1 - N/V``, so the rank is at most ``min(N, #tokens drawn)``;
+    it is strictly smaller when the maximum is interior (e.g. two tokens drawn only by the
+    same sequence give two proportional rows).  At ``T' = 1`` the factor ``a^{T'-1}`` is
+    ``a^0 = 1`` (also at ``a = 0``) and the bracket vanishes, so ``Phi`` is the constant
+    ``e^{-lambda}`` (not ``1 - N/V`` at ``0``: at ``lambda = 1``, ``0.368`` against ``0``) and
+    the rank fraction is ``1 - e^{-lambda}`` exactly, the fraction of tokens drawn
+    (``A A^T`` is diagonal).
 
     Parameters
     ----------
@@ -750,7 +762,7 @@ def token_rank_fraction(n_nonzero: int, draws_per_token: float) -> float:
     lam = _checks.positive("draws_per_token", draws_per_token)
 
     def phi(a):
-        return np.exp(-lam * a ** (Tp - 1)) - lam / Tp * (1.0 - a**Tp - Tp * (1.0 - a) * a ** (Tp - 1))
+        return _rank_potential(a, Tp, lam)
 
     a = np.linspace(0.0, 1.0, 4001)
     k = int(np.argmax(phi(a)))

@@ -100,6 +100,21 @@ def test_token_rank_fraction_T1_is_drawn_tokens():
         assert sr.token_rank_fraction(1, lam) == pytest.approx(1 - np.exp(-lam), abs=1e-12)
 
 
+def test_rank_potential_at_zero_depends_on_T_prime():
+    from seqrmt.spectrum import _rank_potential
+    a = np.linspace(0.0, 1.0, 11)
+    # T' = 1: a^0 = 1 everywhere (0^0 = 1), the bracket vanishes and Phi is the constant e^{-lambda};
+    # in particular Phi(0) = e^{-1} = 0.368 at lambda = 1, not 1 - N/V = 0
+    for lam in (0.5, 1.0, 3.0):
+        assert np.allclose(_rank_potential(a, 1, lam), np.exp(-lam), atol=1e-15)
+    assert _rank_potential(0.0, 1, 1.0) == pytest.approx(np.exp(-1.0)) and np.exp(-1.0) > 0.36
+    # T' >= 2: Phi(0) = 1 - lambda/T' (= 1 - N/V) and Phi(1) = e^{-lambda}
+    for Tp, lam in ((2, 1.0), (3, 2.0), (4, 0.7)):
+        assert _rank_potential(0.0, Tp, lam) == pytest.approx(1 - lam / Tp, abs=1e-15)
+        assert _rank_potential(1.0, Tp, lam) == pytest.approx(np.exp(-lam), abs=1e-15)
+        assert sr.token_rank_fraction(Tp, lam) <= min(lam / Tp, 1 - np.exp(-lam)) + 1e-12
+
+
 # ------------------------------------------------------------------------- towards Theorem 1
 
 def test_tends_to_theorem_1_as_T_grows():
