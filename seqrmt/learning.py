@@ -34,7 +34,7 @@ from .model import VocabularyTable, _tokens, make_table, pool, sample_signs, sam
 
 __all__ = ["KINDS", "LOSSES", "LearnedAttention", "learn_attention", "supervised_weights",
            "label_signal", "token_snr", "class_separable", "readout_objective", "readout_margin",
-           "interpolation_margin", "weight_statistics", "learned_spectrum"]
+           "readout_support_fraction", "interpolation_margin", "weight_statistics", "learned_spectrum"]
 
 #: The two kinds of learnable attention of :func:`learn_attention`.
 KINDS = ("positional", "content")
@@ -668,6 +668,14 @@ def readout_margin(result: LearnedAttention, w: ArrayLike) -> float:
     TypeError, ValueError
         As :func:`readout_objective`.
     """
+    margins = _max_margin_distances(result, w)[0]
+    return 0.0 if margins is None else float(margins.min())
+
+
+def _max_margin_distances(result: LearnedAttention, w: ArrayLike) -> tuple[np.ndarray | None, np.ndarray]:
+    """Signed distances ``y_n (r^T c_n + r_0) / ||r||`` of the pooled training vectors to the
+    maximum-margin hyperplane of :func:`readout_margin` (``None`` if not separable), and the
+    pooled vectors ``C`` (``d x N``)."""
     w = _fixed_weights(result, w)
     C = pool(result.table, result.tokens, w)
     y = result.labels.astype(float)
@@ -675,25 +683,68 @@ def readout_margin(result: LearnedAttention, w: ArrayLike) -> float:
     G = y[:, None] * np.vstack([C, np.full(C.shape[1], b)]).T
     x = _least_distance(G, np.ones(y.size))
     if x is None:
-        return 0.0
+        return None, C
     r, r0 = x[:-1], b * x[-1]
-    return float(np.min(y * (r @ C + r0)) / np.linalg.norm(r))
+    return y * (r @ C + r0) / np.linalg.norm(r), C
+
+
+def readout_support_fraction(result: LearnedAttention, w: ArrayLike, rtol: float = 1e-6) -> float:
+    """Fraction of the distinct pooled training vectors that are support vectors (Chapter 8).
+
+    The support vectors of the maximum-margin read-out of :func:`readout_margin` are the
+    training points at the margin: ``y_n (r^T c_n + r_0) / ||r||`` within a relative
+    ``rtol`` of its minimum.  Sequences pooled to the same vector (one position, a repeated
+    token) count once.  ``1`` is *support-vector proliferation*, the premise of
+    :func:`interpolation_margin`.  Returns ``0.0`` when the pooled vectors are not linearly
+    separable.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`readout_objective`; ``rtol`` must lie in ``(0, 1)``.
+    """
+    rtol = _checks.positive("rtol", rtol)
+    if rtol >= 1:
+        raise ValueError(f"rtol must lie in (0, 1), got {rtol}")
+    margins, C = _max_margin_distances(result, w)
+    if margins is None:
+        return 0.0
+    _, first = np.unique(np.round(C.T, 12), axis=0, return_index=True)
+    on = margins[first] <= margins.min() * (1.0 + rtol)
+    return float(on.mean())
 
 
 def interpolation_margin(beta: float, kappa: float, d: int, N: int) -> float:
     """Heuristic hard margin of ``N < d`` pooled vectors ``y_n mu + eps_n`` (Chapter 8).
 
-    With ``||mu||^2 = beta``, pooled noise ``eps_n`` i.i.d. ``N(0, kappa I_d)`` and
-    ``N < d``, every point is a support vector of the maximum-margin read-out (no bias),
-    which is then the least-norm interpolant ``r = C (C^T C)^{-1} y`` of margin
-    ``(y^T (C^T C)^{-1} y)^{-1/2}``. Neglecting the cross terms ``mu^T eps_n``,
-    ``C^T C = beta y y^T + Xi`` with ``Xi`` Wishart, ``y^T Xi^{-1} y ~ N / (kappa (d - N))``,
-    and the Sherman-Morrison formula gives (derived in this book, a heuristic)
+    The margin of the least-norm interpolant ``r = C (C^T C)^{-1} y`` (``y_n r^T c_n = 1``
+    for every ``n``, no bias) is ``(y^T (C^T C)^{-1} y)^{-1/2}``.  With ``||mu||^2 = beta``,
+    pooled noise ``eps_n`` i.i.d. ``N(0, kappa I_d)``, ``N < d`` and the cross terms
+    ``mu^T eps_n`` neglected, ``C^T C = beta y y^T + Xi`` with ``Xi`` Wishart,
+    ``y^T Xi^{-1} y ~ N / (kappa (d - N))``, and the Sherman-Morrison formula gives (derived
+    in this book, a heuristic)
 
     ``margin^2 = beta + kappa (d - N) / N``:
 
     the noise adds ``kappa (d - N) / N``, which grows with the noise energy ``kappa`` of a
     pooled vector and vanishes at ``N = d``.
+
+    What it approximates, and when.  The interpolant is feasible for the maximum-margin
+    problem, so its margin is a *lower bound* on the hard margin of :func:`readout_margin`,
+    with equality when every training point is a support vector (support-vector
+    proliferation).  For isotropic Gaussian noise that is known to hold with high
+    probability only when ``d`` is large against ``N log N`` (Hsu, Muthukumar and Xu 2021;
+    Ardeshir, Sanford and Hsu 2021 locate a sharp threshold of that order).  In Chapter 8's
+    setting (``d = 200``, ``N >= 50``, so ``N log N >= 196``) it does not hold exactly: part of
+    the training vectors lie beyond the margin (:func:`readout_support_fraction` measures
+    the fraction on it).  Three further simplifications: the
+    read-out of :func:`readout_margin` has a bias ``r_0``, dropped here; the pooled noise of
+    the model has covariance ``kappa W`` given the table (``W`` the within-class covariance
+    of the vocabulary, of spectrum ``MP_delta``), not ``kappa I_d``, and is a mixture of
+    finitely many table columns (one position pools the tokens themselves, repeated
+    tokens included); and the cross terms ``mu^T eps_n`` are neglected.  So the formula is
+    a heuristic for the order of magnitude and the dependence on ``kappa``, ``d`` and
+    ``N``, not a limit theorem.
 
     Raises
     ------

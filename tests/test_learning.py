@@ -411,6 +411,46 @@ def test_readout_objective_is_the_minimum_over_the_readout():
         sr.readout_objective("res", w)
 
 
+def _primal_readout(C, y):
+    """Independent maximum-margin read-out (r, r_0): min ||r||^2 s.t. y_n (r^T c_n + r_0) >= 1 by SLSQP."""
+    from scipy.optimize import minimize
+    d = C.shape[0]
+    cons = {"type": "ineq", "fun": lambda x: y * (x[:d] @ C + x[d]) - 1,
+            "jac": lambda x: np.column_stack([y[:, None] * C.T, y])}
+    x0 = np.r_[np.linalg.lstsq(C.T, y, rcond=None)[0] * 10, 0.0]
+    out = minimize(lambda x: x[:d] @ x[:d], x0, jac=lambda x: np.r_[2 * x[:d], 0.0], constraints=[cons],
+                   method="SLSQP", options=dict(maxiter=2000, ftol=1e-14))
+    assert out.success
+    return out.x[:d], out.x[d]
+
+
+def test_readout_support_fraction_against_an_independent_solver():
+    """The distinct training vectors at the margin, counted from an SLSQP solution of the primal."""
+    for d, V, N, seed in ((12, 40, 18, 4), (30, 80, 60, 1), (20, 60, 15, 2)):
+        res = sr.learn_attention(R_PREFIX, 2.0, d=d, V=V, N=N, seed=seed, steps=1)
+        for w in (np.eye(T)[0], np.r_[np.ones(L) / L, np.zeros(T - L)]):
+            C, y = sr.pool(res.table, res.tokens, w), res.labels.astype(float)
+            r, r0 = _primal_readout(C, y)
+            first = np.unique(np.round(C.T, 12), axis=0, return_index=True)[1]
+            on_margin = y[first] * (r @ C[:, first] + r0) < 1 + 1e-4
+            assert sr.readout_support_fraction(res, w) == pytest.approx(on_margin.mean())
+            assert 0 < on_margin.mean() < 1          # these sizes leave points beyond the margin
+
+
+def test_readout_support_fraction_proliferation_and_limits():
+    # d much larger than N log N: every training point is a support vector (and the least-norm
+    # interpolant is the maximum-margin read-out)
+    res = sr.learn_attention(R_PREFIX, 2.0, d=400, V=800, N=10, seed=3, steps=1)
+    for w in (np.eye(T)[1], np.r_[np.ones(L) / L, np.zeros(T - L)]):
+        assert sr.readout_support_fraction(res, w) == 1.0
+    # not separable: 0
+    res_out = sr.learn_attention(R_PREFIX, 0.0, d=5, V=40, N=200, seed=0, steps=2, label=L + 1)
+    assert sr.readout_support_fraction(res_out, np.eye(T)[0]) == 0.0
+    for bad in (0.0, 1.0, -1e-3):
+        with pytest.raises(ValueError, match="rtol"):
+            sr.readout_support_fraction(res, np.eye(T)[1], rtol=bad)
+
+
 def test_interpolation_margin_heuristic_at_small_N():
     """N << d: the hard margin of y_n mu + pooled noise is sqrt(beta + kappa (d - N)/N) within a few %."""
     res = sr.learn_attention(R_PREFIX, 2.0, d=400, V=800, N=60, seed=8, steps=1)
