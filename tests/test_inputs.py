@@ -377,6 +377,9 @@ bad("readout_objective", "ridge", "negative",
 bad("readout_margin", "result", "not a result", lambda: sr.readout_margin(None, W))
 bad("readout_margin", "w", "wrong length",
     lambda: sr.readout_margin(sr.learn_attention(R, 1.0, d=8, V=10, N=20, steps=1, seed=0), W3))
+bad("readout_support_fraction", "result", "not a result", lambda: sr.readout_support_fraction(None, W))
+bad("readout_support_fraction", "rtol", "not below 1",
+    lambda: sr.readout_support_fraction(sr.learn_attention(R, 1.0, d=8, V=10, N=20, steps=1, seed=0), W, rtol=1.0))
 bad("interpolation_margin", "N", "not below d", lambda: sr.interpolation_margin(1.0, 1.0, 10, 10))
 bad("interpolation_margin", "kappa", "NaN", lambda: sr.interpolation_margin(1.0, NAN, 10, 5))
 bad("spectral_classifier_accuracy", "overlap", "above 1",
