@@ -30,6 +30,7 @@ import contextlib
 import fcntl
 import functools
 import http.server
+import json
 import os
 import shutil
 import subprocess
@@ -223,6 +224,35 @@ def browser() -> Iterator[object]:
 def screenshot_dir() -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _slider_latency_of_all_workers() -> Iterator[None]:
+    """With xdist, ``_build/artifacts/slider_latency.json`` summarizes the sliders moved by
+    every worker of the run, not only by the worker that wrote it last (``test_site.py``
+    writes the summary of its own process)."""
+    yield
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    module = sys.modules.get("test_site")
+    if not worker or module is None:
+        return
+    folder = SCREENSHOTS.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    with build_lock("slider-latency"):
+        (folder / f"slider_latency.{worker}.json").write_text(
+            json.dumps({"run": RUN_ID, "values": list(getattr(module, "SLIDER_LATENCY_MS", []))}))
+        values: list[float] = []
+        for part in folder.glob("slider_latency.*.json"):
+            data = json.loads(part.read_text())
+            if data.get("run") == RUN_ID:
+                values += data["values"]
+            else:
+                part.unlink()
+        if values:
+            vals = sorted(values)
+            summary = {"n": len(vals), "median_ms": vals[len(vals) // 2], "max_ms": vals[-1],
+                       "note": "in-page time from keydown to the new frame (performance.now)"}
+            (folder / "slider_latency.json").write_text(json.dumps(summary, indent=1))
 
 
 # ------------------------------------------------------------------ the lecture slides
