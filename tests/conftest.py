@@ -77,6 +77,7 @@ def pytest_configure(config):
         config.option.loadscopereorder = False
 
 
+@pytest.hookimpl(optionalhook=True)   # an xdist hook: without xdist it is never called
 def pytest_xdist_make_scheduler(config, log):
     """``--dist loadfile``, except that the browser checks are spread one test at a time."""
     if getattr(config.option, "dist", "no") != "loadfile":
