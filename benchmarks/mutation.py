@@ -396,6 +396,11 @@ def main(argv=None) -> int:
     p.add_argument("--report", action="store_true",
                    help="only write the report from the sessions (no clean runs, no mutant run)")
     args = p.parse_args(argv)
+    try:
+        import cosmic_ray  # noqa: F401
+    except ImportError:
+        print("Cosmic Ray is not installed: pip install cosmic-ray==8.7.0", file=sys.stderr)
+        return 2
     repo = args.repo.resolve()
     work = (args.work or repo / "_build" / "mutation").resolve()
     work.mkdir(parents=True, exist_ok=True)
