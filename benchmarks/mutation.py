@@ -1,246 +1,409 @@
-"""Mutation testing of the core modules: how many small bugs do the unit tests catch?
+#!/usr/bin/env python
+"""Mutation testing of seqrmt with Cosmic Ray: how many small bugs do the unit tests catch?
 
-Not part of the test command.  For each module of ``MODULE_TESTS`` the script lists every
-site where one of the operators below applies, keeps a reproducible sample of them (the
-``--per-module`` mutants with the smallest SHA-1 of ``(module, operator, stripped source
-line, occurrence)``, so the same sites are drawn again when unrelated code changes), and
-for each mutant runs the module's fast unit tests (``pytest -x -q``) in a private copy of
-the repository.  A mutant is *killed* when the tests fail, *timeout* when they run longer
-than ``--timeout-factor`` times the clean run (a hang is a detection too), *survived*
-otherwise.  The report (stdout and ``benchmarks/results/mutation_<label>.txt``) gives the
-counts per module, the score ``(killed + timeout) / mutants`` and the source lines of every
-survivor with their mutation, to be judged equivalent or not by hand.
+Not a benchmark and not part of the test command (see ``benchmarks/README.md``).  Cosmic Ray
+(``pip install cosmic-ray==8.7.0``) makes the mutants and keeps the sessions; this script
+chooses a reproducible sample, runs it on a ``concurrent.futures`` executor (the same
+``--executor process|dask|serial`` as ``benchmarks/atlas.py``), and writes the report::
 
-Operators (on the AST; the mutated node's source segment is replaced in the file text):
+    python benchmarks/mutation.py                          # 30 mutants of each module, 2 processes
+    python benchmarks/mutation.py --modules spikes model --per-module 50
+    python benchmarks/mutation.py --per-module 0           # every mutant (the full population)
+    python benchmarks/mutation.py --executor dask --scheduler tcp://host:8786 --per-module 0
+    python benchmarks/mutation.py --list                   # the sampled mutants only
 
-* ``binop``: ``+ <-> -``, ``* <-> /``, ``** -> *``, ``// -> /``, ``% -> //``, ``@ -> *``
-  (also in augmented assignments);
-* ``compare-boundary``: ``< <-> <=``, ``> <-> >=``; ``compare-negate``: ``<`` -> ``>=``,
-  ``>`` -> ``<=``, ``<=`` -> ``>``, ``>=`` -> ``<``, ``== <-> !=``, ``is <-> is not``,
-  ``in <-> not in``;
-* ``boolop``: ``and <-> or``; ``not``: ``not x -> x``; ``neg``: ``-x -> x``;
-* ``const``: a number ``n -> n + 1``, ``True <-> False``;
-* ``return``: ``return <expr> -> return None``.
+For every module (``MODULE_TESTS``) a Cosmic Ray session is initialized in
+``_build/mutation/<module>.sqlite`` (``cosmic-ray init`` with the configuration written next
+to it, then ``cr-filter-operators`` drops the operators of ``EXCLUDED_OPERATORS``).  The
+sample is the ``--per-module`` mutants with the smallest SHA-1 of (module, operator, text of
+the mutated line, occurrence of that text), so the same sites are drawn again when unrelated
+lines change; every other mutant is marked *skipped* in the session.  Sessions are
+incremental: a module whose source is unchanged keeps its session, and only mutants without
+a result are run (``--fresh`` starts again).  ``cr-report _build/mutation/<module>.sqlite``
+and ``cr-html`` read the sessions as usual.
 
-Docstrings, strings, type annotations, ``__all__`` and the arguments of ``raise`` are not
-mutated.
+One unit of work is one mutant: the worker applies it with Cosmic Ray's ``use_mutation`` to
+its own copy of the repository (``seqrmt/`` and ``tests/``, shipped with the task, unpacked
+once per worker process and thread) and runs the module's unit tests there
+(``pytest -x -q``); the mutant is killed when they fail, counted as a timeout (a detection,
+as Cosmic Ray counts it) when they run longer than ``--timeout-factor`` times the clean run
+plus 30 s, and survives otherwise.  A worker needs nothing of this machine, so a Dask cluster
+whose workers have the requirements installed runs the full population as it runs the atlas.
 
-Usage (from the repository root, with the project's environment)::
-
-    python benchmarks/mutation.py --jobs 2                 # default sample, label = commit id
-    python benchmarks/mutation.py --repo /tmp/old --label before
-    python benchmarks/mutation.py --list                   # print the sampled mutants only
-    python benchmarks/mutation.py --per-module 0           # every mutant (slow: hours)
+Survivors judged equivalent are listed in ``EQUIVALENT`` (by their key, printed with every
+survivor) with the reason; the score is detected / (sampled - equivalent).
 """
 from __future__ import annotations
 
 import argparse
-import ast
 import concurrent.futures as cf
+import contextlib
+import difflib
 import hashlib
+import io
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from multiprocessing import get_context
 from pathlib import Path
 
-#: module -> the fast unit tests that exercise it (run with ``-x -q``; files missing from
-#: the repository under test are left out, so older commits can be measured too).
+ROOT = Path(__file__).resolve().parents[1]
+
+#: module -> the fast unit tests that exercise it (files missing from the repository under
+#: test are left out, so older commits can be measured too).
 MODULE_TESTS = {
     "spikes": ["tests/test_spikes.py", "tests/test_inputs.py"],
     "spectrum": ["tests/test_spectrum.py", "tests/test_fixed_T_bulk.py", "tests/test_inputs.py"],
     "attention": ["tests/test_attention.py", "tests/test_inputs.py"],
     "model": ["tests/test_model.py", "tests/test_inputs.py"],
+    "learning": ["tests/test_learning.py", "tests/test_inputs.py"],
+    "toolkit": ["tests/test_toolkit.py", "tests/test_inputs.py"],
 }
 
-BINOP = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult,
-         ast.Pow: ast.Mult, ast.FloorDiv: ast.Div, ast.Mod: ast.FloorDiv, ast.MatMult: ast.Mult}
-CMP_BOUNDARY = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt}
-CMP_NEGATE = {ast.Lt: ast.GtE, ast.Gt: ast.LtE, ast.LtE: ast.Gt, ast.GtE: ast.Lt,
-              ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is,
-              ast.In: ast.NotIn, ast.NotIn: ast.In}
-SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**",
-          ast.FloorDiv: "//", ast.Mod: "%", ast.MatMult: "@", ast.Lt: "<", ast.LtE: "<=",
-          ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=", ast.Is: "is",
-          ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in", ast.And: "and", ast.Or: "or"}
+#: Operators left out of the population (``cr-filter-operators``): replacing an arithmetic
+#: operator by a bitwise or shift operator only raises TypeError on floats (trivially killed,
+#: it would inflate the score), and so does ``~`` on a float.
+EXCLUDED_OPERATORS = [
+    r"^core/ReplaceBinaryOperator_.*_(BitOr|BitAnd|BitXor|LShift|RShift)$",
+    r"^core/ReplaceUnaryOperator_.*_Invert$",
+]
+
+#: Survivors judged equivalent: key (as printed in the report) -> why no test can tell.
+EQUIVALENT: dict[str, str] = {
+    "spikes.py|NumberReplacer|th = np.where(pop, theta, kappa * (delta + np.sqrt(delta)) * 2 + 1.0)"
+    "   # safe dummy|3": "placeholder in entries the enclosing np.where discards",
+    "spikes.py|NumberReplacer|sample_overlap=np.where(samp, lam * dphi / np.where(samp, phi, 1.0), 0.0),|1":
+        "placeholder in entries the outer np.where discards",
+    "spikes.py|ReplaceBinaryOperator_Mul_Mod|return kappa * float(brentq(f, lo, hi, xtol=1e-14 * hi, "
+    "rtol=1e-13))|1": "absolute tolerance 1e-14 instead of 1e-14 hi; brentq stops on rtol = 1e-13 first",
+    "spikes.py|ReplaceComparisonOperator_Gt_NotEq|return float(d / g) if g > 0 else float(\"inf\")|0":
+        "critical_gamma never returns a negative value (0, 1/A with A > 0, or inf)",
+    "spectrum.py|ReplaceComparisonOperator_GtE_LtE|sq = np.where(np.abs(B + sq) >= np.abs(B - sq), sq, -sq)|0":
+        "the sign that avoids cancellation in the quadratic's roots: the same roots in exact "
+        "arithmetic, only their rounding changes",
+    "attention.py|ReplaceComparisonOperator_Eq_LtE|if len(idx) == 0:|0": "a length is never negative",
+    "attention.py|NumberReplacer|def _simplex_ascent(R: np.ndarray, *, n_random: int = 200, max_iter: int = 5000)"
+    " -> np.ndarray:|0": "one random start more among 200; the starts are redundant by design",
+    "attention.py|ReplaceComparisonOperator_GtE_Gt|still = np.max(np.abs(Y - X), axis=0) >= 1e-13|0":
+        "a tie of floating-point values in a convergence test",
+    "attention.py|ReplaceComparisonOperator_Eq_GtE|if it % 20 == 19:                                "
+    "# active-set polish of each support|0": "it % 20 is at most 19, so >= 19 is == 19",
+    "attention.py|ReplaceBinaryOperator_Mul_Div|w = np.where(w > 1e-12 * w.max(), w, 0.0)|0":
+        "w.max() of unit weights is in [1/sqrt(T), 1]: the cut-off stays at the 1e-12 level",
+    "model.py|ReplaceComparisonOperator_Lt_LtE|if lam[0] < -1e-10 * R.shape[0]:|0":
+        "a tie of floating-point values",
+    "model.py|NumberReplacer|g = rng.standard_normal((N, R.shape[0])) @ (U * np.sqrt(np.clip(lam, 0, None))).T|0":
+        "R is square (checked)",
+    "model.py|NumberReplacer|g = rng.standard_normal((N, R.shape[0])) @ (U * np.sqrt(np.clip(lam, 0, None))).T|1":
+        "R is square (checked)",
+    "model.py|ReplaceComparisonOperator_Eq_GtE|xi[xi == 0] = 1.0|0":
+        "xi = sign(g) is -1, 0 or 1 here: setting the entries >= 0 to 1 only changes the zeros, as before",
+    "learning.py|ReplaceComparisonOperator_GtE_Gt|hist[\"accuracy\"].append(float(np.mean(np.where(f >= 0, "
+    "1.0, -1.0) == y)))|0": "a score exactly 0 (a tie of floating-point values)",
+    "learning.py|NumberReplacer|T = R.shape[0]|2": "R is square (checked)",
+    "learning.py|NumberReplacer|for _ in range(4 * T * T):|0":
+        "an iteration cap of the active-set loop, which stops on its own condition first",
+    "learning.py|ReplaceComparisonOperator_Gt_GtE|neg = idx[np.argmin(x if denom > 0 else -x)]|0":
+        "a tie of floating-point values (denom exactly 0)",
+    "toolkit.py|ReplaceBinaryOperator_Add_FloorDiv|safe = np.where(above, th, 1.0 + np.sqrt(gamma))          "
+    "# dummy value below the threshold|0": "placeholder in entries the enclosing np.where discards",
+}
+
+PYTEST = ["-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "--no-header",
+          "-W", "ignore"]
 
 
-@dataclass
-class Mutant:
-    module: str
-    operator: str
-    lineno: int
-    col: int
-    end_lineno: int
-    end_col: int
-    replacement: str
-    original: str
-    key: str = ""
-    status: str = ""
-    seconds: float = 0.0
-    detail: str = ""
-
-    @property
-    def name(self) -> str:
-        return f"{self.module}.py:{self.lineno}:{self.col} {self.operator}"
+# ------------------------------------------------------------------ sessions and sample
+def _cosmic(tool: str, *args: str) -> subprocess.CompletedProcess:
+    exe = Path(sys.executable).with_name(tool)
+    cmd = [str(exe)] if exe.exists() else [tool]
+    return subprocess.run(cmd + list(args), capture_output=True, text=True, check=True)
 
 
-def _skip_nodes(tree: ast.AST) -> set[int]:
-    """ids of nodes that are not mutated: docstrings, annotations, __all__, raise, f-strings."""
-    skip: set[int] = set()
+def _config(repo: Path, module: str, tests: list[str], timeout: float) -> str:
+    return "\n".join([
+        "[cosmic-ray]",
+        f'module-path = "seqrmt/{module}.py"',
+        f"timeout = {timeout:.0f}",
+        "excluded-modules = []",
+        f'test-command = "{" ".join(["python"] + PYTEST + tests)}"',
+        "",
+        "[cosmic-ray.distributor]",
+        'name = "local"',
+        "",
+        "[cosmic-ray.filters.operators-filter]",
+        "exclude-operators = [" + ", ".join(json.dumps(x) for x in EXCLUDED_OPERATORS) + "]",
+        ""])
 
-    def mark(node):
-        for sub in ast.walk(node):
-            skip.add(id(sub))
 
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
-            body = node.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-                mark(body[0])
+def left_alone(code: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """Spans that are not mutated (as before Cosmic Ray): annotations (not evaluated at run
+    time), ``raise`` statements and f-strings (the text of messages), ``__all__``."""
+    import ast
+
+    spans = []
+
+    def add(node):
+        spans.append(((node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)))
+
+    for node in ast.walk(ast.parse(code)):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if node.returns is not None:
-                mark(node.returns)
-            for a in node.args.args + node.args.kwonlyargs + node.args.posonlyargs:
-                if a.annotation is not None:
-                    mark(a.annotation)
-        if isinstance(node, ast.AnnAssign):
-            mark(node.annotation)
-        if isinstance(node, (ast.Raise, ast.JoinedStr, ast.ImportFrom, ast.Import)):
-            mark(node)
-        if isinstance(node, (ast.Assign, ast.AugAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
-                mark(node)
-    return skip
+                add(node.returns)
+            args = node.args
+            for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+                if a is not None and a.annotation is not None:
+                    add(a.annotation)
+        elif isinstance(node, ast.AnnAssign):
+            add(node.annotation)
+        elif isinstance(node, (ast.Raise, ast.JoinedStr)):
+            add(node)
+        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__"
+                                                  for t in node.targets):
+            add(node)
+    return spans
 
 
-def _segment(node: ast.AST) -> tuple[int, int, int, int]:
-    return node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
+def _inside(pos: tuple[int, int], spans) -> bool:
+    return any(start <= tuple(pos) < end for start, end in spans)
 
 
-def enumerate_mutants(module: str, source: str) -> list[Mutant]:
-    """Every mutant of ``source`` (see the module docstring for the operators)."""
-    tree = ast.parse(source)
-    skip = _skip_nodes(tree)
-    lines = source.splitlines()
-    out: list[Mutant] = []
-
-    def add(node, operator, new_node_src):
-        ln, c, eln, ec = _segment(node)
-        orig = ast.get_source_segment(source, node) or ""
-        out.append(Mutant(module, operator, ln, c, eln, ec, new_node_src, orig))
-
-    def expr(node):   # parenthesized source of a mutated expression
-        return "(" + ast.unparse(node) + ")"
-
-    for node in ast.walk(tree):
-        if id(node) in skip or not hasattr(node, "lineno"):
-            continue
-        if isinstance(node, ast.BinOp) and type(node.op) in BINOP:
-            new = ast.BinOp(left=node.left, op=BINOP[type(node.op)](), right=node.right)
-            add(node, f"binop {SYMBOL[type(node.op)]} -> {SYMBOL[type(new.op)]}", expr(new))
-        elif isinstance(node, ast.AugAssign) and type(node.op) in BINOP:
-            new = ast.AugAssign(target=node.target, op=BINOP[type(node.op)](), value=node.value)
-            add(node, f"binop {SYMBOL[type(node.op)]}= -> {SYMBOL[type(new.op)]}=", ast.unparse(new))
-        elif isinstance(node, ast.Compare):
-            for i, op in enumerate(node.ops):
-                for table, label in ((CMP_BOUNDARY, "compare-boundary"), (CMP_NEGATE, "compare-negate")):
-                    if type(op) in table:
-                        ops = list(node.ops)
-                        ops[i] = table[type(op)]()
-                        new = ast.Compare(left=node.left, ops=ops, comparators=node.comparators)
-                        add(node, f"{label} {SYMBOL[type(op)]} -> {SYMBOL[type(ops[i])]}", expr(new))
-        elif isinstance(node, ast.BoolOp):
-            new = ast.BoolOp(op=ast.Or() if isinstance(node.op, ast.And) else ast.And(), values=node.values)
-            add(node, f"boolop {SYMBOL[type(node.op)]} -> {SYMBOL[type(new.op)]}", expr(new))
-        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Not, ast.USub)):
-            add(node, "not x -> x" if isinstance(node.op, ast.Not) else "neg -x -> x", expr(node.operand))
-        elif isinstance(node, ast.Constant) and type(node.value) in (int, float, bool):
-            if isinstance(node.value, bool):
-                add(node, f"const {node.value} -> {not node.value}", repr(not node.value))
-            else:
-                add(node, f"const {node.value!r} -> {node.value + 1!r}", repr(node.value + 1))
-        elif isinstance(node, ast.Return) and node.value is not None and not (
-                isinstance(node.value, ast.Constant) and node.value.value is None):
-            add(node, "return -> return None", "return None")
-    # stable keys: module, operator, stripped text of the first line, occurrence index
-    seen: dict[tuple, int] = {}
-    for m in sorted(out, key=lambda m: (m.lineno, m.col, m.operator)):
-        base = (m.module, m.operator, lines[m.lineno - 1].strip(), m.original)
-        k = seen.get(base, 0)
-        seen[base] = k + 1
-        m.key = hashlib.sha1(repr(base + (k,)).encode()).hexdigest()
-    return sorted(out, key=lambda m: (m.lineno, m.col, m.operator))
+def mutant_key(module: str, operator: str, line: str, k: int) -> str:
+    return f"{module}.py|{operator.removeprefix('core/')}|{line.strip()}|{k}"
 
 
-def apply(source: str, m: Mutant) -> str:
-    lines = source.splitlines(keepends=True)
-    offsets = [0]
-    for ln in lines:
-        offsets.append(offsets[-1] + len(ln.encode()))
-    data = source.encode()
-    start = offsets[m.lineno - 1] + m.col
-    end = offsets[m.end_lineno - 1] + m.end_col
-    return (data[:start] + m.replacement.encode() + data[end:]).decode()
+def open_session(repo: Path, work: Path, module: str, tests: list[str], timeout: float,
+                 fresh: bool) -> Path:
+    """The session of one module, initialized and filtered unless it is current.
+
+    After ``cosmic-ray init`` and ``cr-filter-operators`` the ids of the mutants the filter
+    kept (the population) are saved next to the session (``<module>.population.json``).
+    """
+    from cosmic_ray.work_db import WorkDB, use_db
+
+    source = (repo / "seqrmt" / f"{module}.py").read_bytes()
+    digest = hashlib.sha256(source).hexdigest()
+    db, cfg, stamp = work / f"{module}.sqlite", work / f"{module}.toml", work / f"{module}.sha256"
+    cfg.write_text(_config(repo, module, tests, timeout))
+    if fresh or not db.exists() or not stamp.exists() or stamp.read_text() != digest:
+        db.unlink(missing_ok=True)
+        with contextlib.chdir(repo):
+            _cosmic("cosmic-ray", "init", str(cfg), str(db))
+            _cosmic("cr-filter-operators", str(db), str(cfg))
+        with use_db(str(db), WorkDB.Mode.open) as wdb:
+            filtered = {job for job, _ in wdb.results}
+            kept = sorted(item.job_id for item in wdb.work_items if item.job_id not in filtered)
+        db.with_suffix(".population.json").write_text(json.dumps(kept))
+        stamp.write_text(digest)
+    return db
 
 
-def diff_lines(source: str, m: Mutant) -> str:
-    old = source.splitlines()[m.lineno - 1:m.end_lineno]
-    new_src = apply(source, m).splitlines()
-    span = m.end_lineno - m.lineno + 1 + (len(new_src) - len(source.splitlines()))
-    new = new_src[m.lineno - 1:m.lineno - 1 + span]
-    return "\n".join([f"    - {ln.strip()}" for ln in old] + [f"    + {ln.strip()}" for ln in new])
+def sample(repo: Path, db: Path, module: str, per_module: int) -> tuple[list[tuple[str, object]], int]:
+    """(key, work item) of the sample and the size of the population.
+
+    Every mutant of the population outside the sample that has no result is marked skipped
+    in the session, so that ``cr-report`` shows the sample.
+    """
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import WorkerOutcome, WorkResult
+
+    lines = (repo / "seqrmt" / f"{module}.py").read_text().splitlines()
+    population = set(json.loads(db.with_suffix(".population.json").read_text()))
+    with use_db(str(db), WorkDB.Mode.open) as wdb:
+        have = dict(wdb.results)
+        items = sorted(wdb.work_items, key=lambda it: (it.mutations[0].start_pos, it.mutations[0].operator_name,
+                                                       it.mutations[0].occurrence))
+        seen: dict[tuple, int] = {}
+        keyed = []
+        for item in items:
+            spec = item.mutations[0]
+            line = lines[spec.start_pos[0] - 1]
+            base = (spec.operator_name, line.strip())
+            k = seen.get(base, 0)
+            seen[base] = k + 1
+            key = mutant_key(module, spec.operator_name, line, k)
+            if item.job_id in population:
+                keyed.append((hashlib.sha1(key.encode()).hexdigest(), key, item))
+        keyed.sort(key=lambda t: t[0])
+        # only mutants that compile (Cosmic Ray also reads the "*" that separates keyword-only
+        # parameters as a multiplication); the others are recorded as no-test
+        import cosmic_ray.plugins
+        from cosmic_ray.mutating import mutate_code
+
+        code = (repo / "seqrmt" / f"{module}.py").read_text()
+        spans = left_alone(code)
+        alone = [t[2].job_id for t in keyed if _inside(t[2].mutations[0].start_pos, spans)]
+        if alone:
+            wdb.set_multiple_results(alone, WorkResult(worker_outcome=WorkerOutcome.NO_TEST, output="left alone"))
+        keyed = [t for t in keyed if t[2].job_id not in set(alone)]
+        chosen, invalid = [], []
+        for entry in keyed:
+            if per_module and len(chosen) >= per_module:
+                break
+            spec = entry[2].mutations[0]
+            mutated = mutate_code(code, cosmic_ray.plugins.get_operator(spec.operator_name)(), spec.occurrence)
+            try:
+                compile(mutated, spec.module_path.name, "exec")
+            except (SyntaxError, TypeError):
+                invalid.append(entry[2].job_id)
+                continue
+            chosen.append(entry)
+        if invalid:
+            wdb.set_multiple_results(invalid, WorkResult(worker_outcome=WorkerOutcome.NO_TEST, output="invalid"))
+        chosen_ids = {t[2].job_id for t in chosen} | set(invalid)
+        rest = [t[2].job_id for t in keyed if t[2].job_id not in chosen_ids and t[2].job_id not in have]
+        if rest:
+            wdb.set_multiple_results(rest, WorkResult(worker_outcome=WorkerOutcome.SKIPPED))
+    return [(key, item) for _, key, item in sorted(chosen, key=lambda t: t[2].mutations[0].start_pos)], \
+        len(keyed) - len(invalid)
 
 
-def _copy_repo(repo: Path, dest: Path) -> None:
-    for name in ("seqrmt", "tests"):
-        shutil.copytree(repo / name, dest / name, ignore=shutil.ignore_patterns("__pycache__", "browser"))
-    for name in ("pyproject.toml", "setup.cfg", "conftest.py"):
-        if (repo / name).exists():
-            shutil.copy2(repo / name, dest / name)
+# ------------------------------------------------------------------ one mutant, anywhere
+def bundle(repo: Path) -> bytes:
+    """``seqrmt/``, ``tests/`` (without the browser checks) and ``pyproject.toml`` as a tar.gz."""
+    buf = io.BytesIO()
+    skip = re.compile(r"(^|/)(__pycache__|browser|\.[^/]+)(/|$)")
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for name in ("seqrmt", "tests", "pyproject.toml"):
+            tar.add(repo / name, arcname=name, filter=lambda ti: None if skip.search(ti.name) else ti)
+    return buf.getvalue()
 
 
-def _env(copy: Path) -> dict:
-    env = dict(os.environ)
-    env.update(PYTHONPATH=str(copy), PYTHONDONTWRITEBYTECODE="1", OPENBLAS_NUM_THREADS="1",
-               OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", MPLBACKEND="Agg")
-    return env
+_COPIES: dict[tuple, Path] = {}
+_LOCK = threading.Lock()
+
+
+def _copy(payload: bytes) -> Path:
+    key = (os.getpid(), threading.get_ident(), hashlib.sha1(payload).hexdigest())
+    with _LOCK:
+        if key not in _COPIES:
+            dest = Path(tempfile.mkdtemp(prefix="seqrmt-mutant-"))
+            with tarfile.open(fileobj=io.BytesIO(payload), mode="r:gz") as tar:
+                tar.extractall(dest, filter="data")
+            _COPIES[key] = dest
+    return _COPIES[key]
 
 
 def run_tests(copy: Path, tests: list[str], timeout: float | None) -> tuple[str, float, str]:
-    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
-           "--no-header", "-W", "ignore", *tests]
+    env = dict(os.environ, PYTHONPATH=str(copy), PYTHONDONTWRITEBYTECODE="1", OPENBLAS_NUM_THREADS="1",
+               OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", MPLBACKEND="Agg")
     t0 = time.perf_counter()
     try:
-        proc = subprocess.run(cmd, cwd=copy, env=_env(copy), capture_output=True, text=True,
-                              timeout=timeout, start_new_session=True)
+        proc = subprocess.run([sys.executable, *PYTEST, *tests], cwd=copy, env=env, capture_output=True,
+                              text=True, timeout=timeout, start_new_session=True)
     except subprocess.TimeoutExpired:
         return "timeout", time.perf_counter() - t0, ""
-    dt = time.perf_counter() - t0
-    tail = [ln for ln in proc.stdout.splitlines() if ln.startswith("FAILED") or ln.startswith("ERROR")]
-    return ("survived" if proc.returncode == 0 else "killed"), dt, (tail[0] if tail else proc.stdout[-200:])
+    tail = [ln for ln in proc.stdout.splitlines() if ln.startswith(("FAILED", "ERROR"))]
+    return ("survived" if proc.returncode == 0 else "killed"), time.perf_counter() - t0, \
+        (tail[0] if tail else proc.stdout[-300:])
+
+
+def run_mutant(payload: bytes, module_path: str, operator: str, occurrence: int, tests: list[str],
+               timeout: float | None) -> dict:
+    """Apply one mutant to this worker's copy, run the tests, put the module back."""
+    import cosmic_ray.plugins
+    from cosmic_ray.mutating import use_mutation
+
+    copy = _copy(payload)
+    target = copy / module_path
+    op = cosmic_ray.plugins.get_operator(operator)()
+    with use_mutation(target, op, occurrence) as (original, mutated):
+        if mutated is None:
+            return {"status": "no-test", "seconds": 0.0, "detail": "", "diff": ""}
+        try:   # e.g. the "*" that separates keyword-only parameters, read as a multiplication
+            compile(mutated, module_path, "exec")
+        except SyntaxError as err:
+            return {"status": "invalid", "seconds": 0.0, "detail": str(err), "diff": ""}
+        status, seconds, detail = run_tests(copy, tests, timeout)
+    diff = "\n".join(difflib.unified_diff(original.splitlines(), mutated.splitlines(), module_path,
+                                          module_path, n=0, lineterm=""))
+    return {"status": status, "seconds": seconds, "detail": detail, "diff": diff}
+
+
+def run_clean(payload: bytes, tests: list[str]) -> tuple[str, float, str]:
+    return run_tests(_copy(payload), tests, None)
+
+
+@contextlib.contextmanager
+def make_executor(kind: str, jobs: int, scheduler: str | None = None):
+    """A concurrent.futures executor: 'serial', 'process' or 'dask' (as benchmarks/atlas.py)."""
+    if kind == "serial":
+        with cf.ThreadPoolExecutor(1) as ex:
+            yield ex
+    elif kind == "process":
+        with cf.ProcessPoolExecutor(jobs, mp_context=get_context("spawn")) as ex:
+            yield ex
+    elif kind == "dask":
+        from dask.distributed import Client, LocalCluster
+        if scheduler:
+            with Client(scheduler) as client:
+                yield client.get_executor()
+        else:
+            with LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
+                              dashboard_address=None) as cluster, Client(cluster) as client:
+                yield client.get_executor()
+    else:
+        raise ValueError(f"executor must be 'serial', 'process' or 'dask', got {kind!r}")
+
+
+# ------------------------------------------------------------------ main
+def _record(db: Path, job_id: str, res: dict) -> None:
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
+
+    if res["status"] in ("no-test", "invalid"):
+        result = WorkResult(worker_outcome=WorkerOutcome.NO_TEST, output=res["detail"])
+    else:
+        outcome = TestOutcome.SURVIVED if res["status"] == "survived" else TestOutcome.KILLED
+        result = WorkResult(worker_outcome=WorkerOutcome.NORMAL, test_outcome=outcome, diff=res["diff"],
+                            output=("timeout" if res["status"] == "timeout" else res["detail"]))
+    with use_db(str(db), WorkDB.Mode.open) as wdb:
+        wdb.set_result(job_id, result)
+
+
+def _status(result) -> str:
+    if result is None:
+        return "pending"
+    if result.worker_outcome != "normal":
+        return getattr(result.worker_outcome, "value", str(result.worker_outcome))
+    if result.test_outcome == "killed":
+        return "timeout" if result.output == "timeout" else "killed"
+    return getattr(result.test_outcome, "value", str(result.test_outcome))
 
 
 def main(argv=None) -> int:
-    here = Path(__file__).resolve().parent
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--repo", type=Path, default=here.parent, help="repository to mutate (default: this one)")
+    p.add_argument("--repo", type=Path, default=ROOT, help="repository to mutate (default: this one)")
     p.add_argument("--modules", nargs="*", default=list(MODULE_TESTS), choices=list(MODULE_TESTS))
-    p.add_argument("--per-module", type=int, default=50,
-                   help="mutants sampled per module (smallest SHA-1 keys); 0 = all")
-    p.add_argument("--jobs", type=int, default=2, help="parallel workers (default 2)")
+    p.add_argument("--per-module", type=int, default=30, help="mutants sampled per module; 0 = all")
+    p.add_argument("--executor", choices=("process", "dask", "serial"), default="process")
+    p.add_argument("--jobs", type=int, default=2, help="workers of the process pool / local Dask cluster")
+    p.add_argument("--scheduler", default=None, help="address of a running Dask scheduler")
     p.add_argument("--timeout-factor", type=float, default=4.0,
                    help="timeout = factor x clean run time (+30 s) per mutant")
+    p.add_argument("--work", type=Path, default=None, help="session folder (default: <repo>/_build/mutation)")
+    p.add_argument("--fresh", action="store_true", help="initialize the sessions again (drop all results)")
     p.add_argument("--label", default=None, help="report name (default: the repo's commit id)")
-    p.add_argument("--out", type=Path, default=here / "results", help="report folder")
+    p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results", help="report folder")
     p.add_argument("--list", action="store_true", help="only list the sampled mutants")
+    p.add_argument("--report", action="store_true",
+                   help="only write the report from the sessions (no clean runs, no mutant run)")
     args = p.parse_args(argv)
+    try:
+        import cosmic_ray  # noqa: F401
+    except ImportError:
+        print("Cosmic Ray is not installed: pip install cosmic-ray==8.7.0", file=sys.stderr)
+        return 2
     repo = args.repo.resolve()
+    work = (args.work or repo / "_build" / "mutation").resolve()
+    work.mkdir(parents=True, exist_ok=True)
     try:
         commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", "HEAD"],
                                 capture_output=True, text=True, check=True).stdout.strip()
@@ -250,92 +413,96 @@ def main(argv=None) -> int:
     except (subprocess.CalledProcessError, FileNotFoundError):
         commit = "unknown"
     label = args.label or commit.split()[0]
-    tests_for = {mod: [t for t in MODULE_TESTS[mod] if (repo / t).is_file()] for mod in args.modules}
+    tests_for = {m: [t for t in MODULE_TESTS[m] if (repo / t).is_file()] for m in args.modules}
+    payload = bundle(repo)
+    started = time.perf_counter()
 
-    sources, population, sample = {}, {}, []
-    for mod in args.modules:
-        src = (repo / "seqrmt" / f"{mod}.py").read_text()
-        sources[mod] = src
-        muts = enumerate_mutants(mod, src)
-        population[mod] = len(muts)
-        chosen = sorted(muts, key=lambda m: m.key)
-        if args.per_module:
-            chosen = chosen[:args.per_module]
-        sample += sorted(chosen, key=lambda m: (m.lineno, m.col))
-    head = [f"Mutation run on {repo} at commit {commit}",
-            f"started {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}, jobs={args.jobs}",
-            "population (all mutants) / sampled: " + ", ".join(
-                f"{m}.py {population[m]}/{sum(x.module == m for x in sample)}" for m in args.modules)]
-    print("\n".join(head), flush=True)
-    if args.list:
-        for m in sample:
-            print(m.name)
-            print(diff_lines(sources[m.module], m))
-        return 0
-
-    with tempfile.TemporaryDirectory(prefix="seqrmt-mutation-") as tmp:
-        copies: list[Path] = []
-        for j in range(max(1, args.jobs)):
-            c = Path(tmp) / f"w{j}"
-            c.mkdir()
-            _copy_repo(repo, c)
-            copies.append(c)
-        # clean runs: the tests must pass unmutated; their time sets the timeouts
+    with make_executor(args.executor, args.jobs, args.scheduler) as ex:
         clean: dict[str, float] = {}
+        if not (args.list or args.report):
+            for mod, (status, dt, detail) in zip(args.modules, ex.map(
+                    run_clean, [payload] * len(args.modules), [tests_for[m] for m in args.modules])):
+                if status != "survived":
+                    print(f"clean run of {tests_for[mod]} fails: {detail}")
+                    return 2
+                clean[mod] = dt
+                print(f"clean run for {mod}.py ({' '.join(tests_for[mod])}): {dt:.1f} s", flush=True)
+        sessions, samples, population = {}, {}, {}
         for mod in args.modules:
-            status, dt, detail = run_tests(copies[0], tests_for[mod], None)
-            if status != "survived":
-                print(f"clean run of {tests_for[mod]} fails: {detail}")
-                return 2
-            clean[mod] = dt
-            print(f"clean run for {mod}.py ({' '.join(tests_for[mod])}): {dt:.1f} s", flush=True)
-        free = list(copies)
-        lock = threading.Lock()
+            timeout = args.timeout_factor * clean.get(mod, 60.0) + 30
+            sessions[mod] = open_session(repo, work, mod, tests_for[mod], timeout, args.fresh)
+            samples[mod], population[mod] = sample(repo, sessions[mod], mod, args.per_module)
+        head = [f"Mutation run (Cosmic Ray) on {repo} at commit {commit}",
+                f"started {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}, executor={args.executor}, "
+                f"jobs={args.jobs}",
+                "population (mutants after the operator filter) / sampled: " + ", ".join(
+                    f"{m}.py {population[m]}/{len(samples[m])}" for m in args.modules)]
+        print("\n".join(head), flush=True)
+        if args.list:
+            for mod in args.modules:
+                for key, item in samples[mod]:
+                    print(key)
+            return 0
 
-        def one(m: Mutant) -> Mutant:
-            with lock:
-                c = free.pop()
-            target = c / "seqrmt" / f"{m.module}.py"
-            try:
-                target.write_text(apply(sources[m.module], m))
-                try:
-                    compile(target.read_text(), str(target), "exec")
-                except SyntaxError as e:   # should not happen; reported, not counted as killed
-                    m.status, m.detail = "invalid", str(e)
-                    return m
-                m.status, m.seconds, m.detail = run_tests(
-                    c, tests_for[m.module], args.timeout_factor * clean[m.module] + 30)
-            finally:
-                target.write_text(sources[m.module])
-                with lock:
-                    free.append(c)
-            return m
+        from cosmic_ray.work_db import WorkDB, use_db
+        results: dict[str, object] = {}
+        todo = []
+        for mod in args.modules:
+            with use_db(str(sessions[mod]), WorkDB.Mode.open) as wdb:
+                have = dict(wdb.results)
+            for key, item in samples[mod]:
+                if item.job_id in have and have[item.job_id].worker_outcome != "skipped":
+                    results[item.job_id] = have[item.job_id]
+                else:   # no result yet, or skipped by a smaller sample before
+                    todo.append((mod, key, item))
+        print(f"{len(todo)} mutants to run ({sum(len(s) for s in samples.values()) - len(todo)} have a result "
+              "in their session)", flush=True)
+        if args.report:
+            todo = []
+        futures = {}
+        for mod, key, item in todo:
+            spec = item.mutations[0]
+            timeout = args.timeout_factor * clean[mod] + 30
+            fut = ex.submit(run_mutant, payload, str(spec.module_path), spec.operator_name, spec.occurrence,
+                            tests_for[mod], timeout)
+            futures[fut] = (mod, key, item)
+        for n, fut in enumerate(cf.as_completed(futures), 1):
+            mod, key, item = futures[fut]
+            res = fut.result()
+            _record(sessions[mod], item.job_id, res)
+            print(f"[{n}/{len(todo)}] {res['status']:8s} {res['seconds']:6.1f}s {key}", flush=True)
 
-        done = 0
-        with cf.ThreadPoolExecutor(max_workers=len(copies)) as ex:
-            for m in ex.map(one, sample):
-                done += 1
-                print(f"[{done}/{len(sample)}] {m.status:8s} {m.seconds:6.1f}s {m.name}", flush=True)
-
-    lines = head + ["", f"{'module':12s} {'mutants':>7s} {'killed':>7s} {'timeout':>7s} {'survived':>8s} {'score':>6s}"]
-    tot = {"n": 0, "k": 0, "t": 0, "s": 0}
+    lines = head + [f"elapsed {time.perf_counter() - started:.0f} s", "",
+                    f"{'module':12s} {'sampled':>7s} {'killed':>7s} {'timeout':>7s} {'survived':>8s} "
+                    f"{'equiv.':>6s} {'score':>7s} {'raw':>6s}"]
+    survivors = []
+    tot = dict.fromkeys(("n", "k", "t", "s", "e"), 0)
     for mod in args.modules:
-        ms = [m for m in sample if m.module == mod and m.status != "invalid"]
-        k = sum(m.status == "killed" for m in ms)
-        t = sum(m.status == "timeout" for m in ms)
-        s = sum(m.status == "survived" for m in ms)
-        for key, v in zip("nkts", (len(ms), k, t, s)):
-            tot[key] += v
-        lines.append(f"{mod + '.py':12s} {len(ms):7d} {k:7d} {t:7d} {s:8d} {(k + t) / max(1, len(ms)):6.1%}")
-    lines.append(f"{'total':12s} {tot['n']:7d} {tot['k']:7d} {tot['t']:7d} {tot['s']:8d} "
-                 f"{(tot['k'] + tot['t']) / max(1, tot['n']):6.1%}")
-    invalid = [m for m in sample if m.status == "invalid"]
-    if invalid:
-        lines.append(f"invalid mutants (not counted): {len(invalid)}")
-    lines += ["", "Survivors (judge each: equivalent, or a missing test):"]
-    for m in sample:
-        if m.status == "survived":
-            lines += [f"  {m.name}", diff_lines(sources[m.module], m)]
+        with use_db(str(sessions[mod]), WorkDB.Mode.open) as wdb:
+            have = dict(wdb.results)
+        counts = dict.fromkeys(("killed", "timeout", "survived", "no-test"), 0)   # no-test: not a valid mutant
+        equivalent = 0
+        for key, item in samples[mod]:
+            st = _status(have.get(item.job_id))
+            counts[st] = counts.get(st, 0) + 1
+            if st == "survived":
+                equivalent += key in EQUIVALENT
+                survivors.append((key, have[item.job_id].diff))
+        n = len(samples[mod]) - counts.get("no-test", 0)
+        det = counts["killed"] + counts["timeout"]
+        for k, v in zip("nktse", (n, counts["killed"], counts["timeout"], counts["survived"], equivalent)):
+            tot[k] += v
+        lines.append(f"{mod + '.py':12s} {n:7d} {counts['killed']:7d} {counts['timeout']:7d} "
+                     f"{counts['survived']:8d} {equivalent:6d} {det}/{n - equivalent:<5d} {det / max(1, n):6.1%}")
+    det = tot["k"] + tot["t"]
+    lines.append(f"{'total':12s} {tot['n']:7d} {tot['k']:7d} {tot['t']:7d} {tot['s']:8d} {tot['e']:6d} "
+                 f"{det}/{tot['n'] - tot['e']:<5d} {det / max(1, tot['n']):6.1%}")
+    lines.append(f"score (detected / non-equivalent): {det / max(1, tot['n'] - tot['e']):.1%}")
+    lines += ["", "Survivors (key, then the diff; equivalent ones with the reason):"]
+    for key, diff in survivors:
+        lines.append(f"  {key}" + (f"   [equivalent: {EQUIVALENT[key]}]" if key in EQUIVALENT else ""))
+        lines += [f"    {ln}" for ln in (diff or "").splitlines() if ln.startswith(("-", "+"))
+                  and not ln.startswith(("---", "+++"))]
     report = "\n".join(lines)
     print(report)
     args.out.mkdir(parents=True, exist_ok=True)

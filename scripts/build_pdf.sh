@@ -1,28 +1,35 @@
 #!/usr/bin/env bash
 # Build the PDF edition of the book and put it where the website links to it.
 #
-#   scripts/build_pdf.sh            # -> _build/latex/seqrmt-book.pdf, copied to _build/html/_pdf/
+#   scripts/build_pdf.sh            # -> _build/pdf/_build/latex/seqrmt-book.pdf, copied to _build/html/_pdf/
 #
-# Jupyter Book's `pdflatex` builder runs xelatex (sphinx-jupyterbook-latex); every notebook
-# is executed.  Needs the Debian packages texlive-latex-recommended texlive-latex-extra
-# texlive-fonts-recommended texlive-xetex latexmk xindy fonts-freefont-otf fonts-dejavu-core
-# (and poppler-utils for tests/test_pdf.py).
+# Jupyter Book's `pdflatex` builder runs xelatex (sphinx-jupyterbook-latex).  Needs the Debian
+# packages texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended
+# texlive-xetex latexmk xindy fonts-freefont-otf fonts-dejavu-core (and poppler-utils for
+# tests/test_pdf.py).
 #
-# Run it BEFORE the HTML build (`jupyter-book build . -n -W --keep-going`): the HTML build
-# leaves _build/html/_pdf/ in place, and the two builders must not share Sphinx's
-# pickled environment, so _build/.doctrees is removed here.  Sphinx's -W does not see
-# LaTeX's own warnings, so the LaTeX log is checked for undefined references and
-# citations (they print as "??" in the PDF).
+# The PDF build has its own output folder (_build/pdf/_build: its own Sphinx environment, so
+# the HTML build's stays incremental, and the two builds may run at the same time) but shares
+# the HTML build's execution cache _build/.jupyter_cache (a link to it): a notebook executed
+# by one build is taken from the cache by the other (site_assets/seqrmt_cache.py; each build
+# appends what it executed to _build/reports/executions.log).  Sphinx's -W does not see
+# LaTeX's own warnings, so the LaTeX log is checked for undefined references and citations
+# (they print as "??" in the PDF).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 name=seqrmt-book
 start=$(date +%s)
-jupyter-book build . --builder pdflatex -n -W --keep-going
-rm -rf _build/.doctrees
+mkdir -p _build/.jupyter_cache _build/pdf/_build
+# the shared execution cache (a link, replaced if a folder was left there)
+if [ ! -L _build/pdf/_build/.jupyter_cache ]; then
+    rm -rf _build/pdf/_build/.jupyter_cache
+    ln -s ../../.jupyter_cache _build/pdf/_build/.jupyter_cache
+fi
+jupyter-book build . --path-output _build/pdf --builder pdflatex -n -W --keep-going
 
-pdf=_build/latex/$name.pdf
-log=_build/latex/$name.log
+pdf=_build/pdf/_build/latex/$name.pdf
+log=_build/pdf/_build/latex/$name.log
 test -s "$pdf" || { echo "no PDF produced: $pdf" >&2; exit 1; }
 if grep -nE "LaTeX Warning: (Reference|Citation|Hyper reference).*undefined|There were undefined references" "$log"; then
     echo "undefined references in $log (they print as ?? in the PDF)" >&2

@@ -8,7 +8,11 @@ Every ``slides/<deck>.ipynb`` is a slides notebook: its cells carry the usual
 that each figure call of a deck appears verbatim in its chapter), so slides and book
 cannot disagree.
 
-The script executes each deck (nbclient, working directory ``slides/``) and writes
+The script executes each deck (nbclient, working directory ``slides/``), or takes its
+outputs from the book's execution cache (jupyter-cache in ``_build/.jupyter_cache``, with the
+dependency keys of ``site_assets/seqrmt_cache.py``: a deck is executed again when its code,
+``seqrmt`` or ``requirements.txt`` changed, and an edit of its text only re-renders it), and
+writes
 
 * ``_build/html/slides/<deck>.html``: a reveal.js deck; figures are embedded as PNG
   data URIs with their alt text, math is typeset by MathJax 3;
@@ -23,10 +27,18 @@ never shown).  A figure's alt text is the ``alt`` entry of the output's ``image/
 metadata, which the display hook of ``seqrmt.plots`` writes from the figure's own
 alt text (``set_alt``); a figure without one stops the build.
 
+Why a deck does not take its outputs from its chapter's cells: a cell's output depends on
+everything the cells before it did in the kernel, and a deck runs its figure calls after its
+own, shorter set-up (other sizes, fewer variables), so a cell that reads the same in the deck
+and in the chapter does not in general produce the same output.  jupyter-cache matches whole
+notebooks for that reason; a deck is therefore cached as a notebook of its own (executed once,
+then reused until its code or its dependencies change).  ``--no-cache`` executes every deck.
+
 Usage::
 
     python scripts/build_slides.py            # every deck
     python scripts/build_slides.py 03_bbp     # some decks (the index lists all built decks)
+    python scripts/build_slides.py --no-cache # execute every deck, whatever the cache holds
 """
 from __future__ import annotations
 
@@ -41,6 +53,7 @@ import time
 from pathlib import Path
 
 import nbformat
+import yaml
 from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from nbclient import NotebookClient
@@ -51,6 +64,10 @@ OUT = ROOT / "_build" / "html" / "slides"
 VENDOR = ROOT / "site_assets" / "static" / "seqrmt" / "vendor"
 #: Deck execution timeout per cell (s); each deck is meant to run in well under 20 s.
 TIMEOUT = 300
+#: The book's execution cache (myst-nb's default place for it: next to the HTML output).
+CACHE = ROOT / "_build" / ".jupyter_cache"
+sys.path.insert(0, str(ROOT / "site_assets"))
+import seqrmt_cache  # noqa: E402  (the dependency keys of the book's notebooks)
 
 SLIDE_TYPES = {"slide", "subslide", "fragment", "-", "skip", "notes"}
 
@@ -251,19 +268,53 @@ def copy_vendor() -> None:
         shutil.copytree(VENDOR / name, target)
 
 
-def build_deck(path: Path) -> tuple[str, int, float]:
-    deck = path.stem
-    t0 = time.perf_counter()
+def dependency_key(path: Path) -> str:
+    """The deck's dependency key, with the book's settings (``_config.yml``)."""
+    conf = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    options = (conf.get("sphinx") or {}).get("config") or {}
+    common, packages = seqrmt_cache.dependency_hashes(
+        ROOT, list(options.get("seqrmt_cache_files", ["requirements.txt"])),
+        list(options.get("seqrmt_cache_packages", ["seqrmt"])))
+    return seqrmt_cache.notebook_key(path, common, packages)
+
+
+def execute(path: Path, use_cache: bool = True) -> tuple[nbformat.NotebookNode, str]:
+    """The executed deck and where its outputs come from (``executed`` or ``cache``)."""
     nb = nbformat.read(path, as_version=4)
+    if use_cache:
+        from jupyter_cache import get_cache
+        from jupyter_cache.base import CacheBundleIn
+
+        key = dependency_key(path)
+        seqrmt_cache.invalidate_cache(CACHE, {str(path): key})
+        cache = get_cache(str(CACHE))
+        try:
+            cache.match_cache_notebook(nb)
+        except KeyError:
+            pass
+        else:
+            return cache.merge_match_into_notebook(nb)[1], "cache"
+    t0 = time.perf_counter()
     NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3",
                    resources={"metadata": {"path": str(path.parent)}}).execute()
+    if use_cache:
+        cache.cache_notebook_bundle(CacheBundleIn(nb, str(path), data={
+            "execution_seconds": time.perf_counter() - t0}), check_validity=False, overwrite=True)
+        seqrmt_cache.record_key(CACHE, str(path), key)
+    return nb, "executed"
+
+
+def build_deck(path: Path, use_cache: bool = True) -> tuple[str, int, float, str]:
+    deck = path.stem
+    t0 = time.perf_counter()
+    nb, source = execute(path, use_cache)
     seconds = time.perf_counter() - t0
     title = deck_title(nb, deck)
     slides = deck_slides(nb, deck)
     page = DECK_TEMPLATE.format(title=html.escape(title), style=STYLE,
                                 mathjax_config=MATHJAX_CONFIG, slides="\n".join(slides))
     (OUT / f"{deck}.html").write_text(page, encoding="utf-8")
-    return title, len(slides), seconds
+    return title, len(slides), seconds, source
 
 
 def write_index() -> None:
@@ -278,6 +329,8 @@ def write_index() -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("decks", nargs="*", help="deck names (default: every slides/*.ipynb)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="execute every deck (neither read nor write the execution cache)")
     args = parser.parse_args(argv)
     paths = sorted(SLIDES_SRC.glob("[0-9]*.ipynb"))
     if args.decks:
@@ -293,19 +346,28 @@ def main(argv: list[str] | None = None) -> int:
     failed = []
     for path in paths:
         try:
-            title, n, seconds = build_deck(path)
+            title, n, seconds, source = build_deck(path, use_cache=not args.no_cache)
         except Exception as err:  # report every failing deck, then fail
             failed.append(path.stem)
             summary.pop(path.stem, None)
             print(f"{path.stem}: FAILED\n{err}", file=sys.stderr, flush=True)
             continue
-        summary[path.stem] = {"title": title, "slides": n, "seconds": round(seconds, 1)}
-        print(f"{path.stem}: {n} slides, executed in {seconds:.1f} s", flush=True)
+        summary[path.stem] = {"title": title, "slides": n, "seconds": round(seconds, 1), "outputs": source}
+        how = f"executed in {seconds:.1f} s" if source == "executed" else "outputs from the cache"
+        print(f"{path.stem}: {n} slides, {how}", flush=True)
     write_index()
     if failed:
         print(f"failed decks: {', '.join(failed)}", file=sys.stderr)
         return 1
     stamp.write_text(json.dumps(summary, indent=1), encoding="utf-8")
+    done = {p.stem: summary[p.stem] for p in paths if p.stem in summary}
+    runs = [f"{d} ({v['seconds']} s)" for d, v in done.items() if v["outputs"] == "executed"]
+    cached = [d for d, v in done.items() if v["outputs"] == "cache"]
+    reports = ROOT / "_build" / "reports"
+    reports.mkdir(parents=True, exist_ok=True)
+    with open(reports / "executions.log", "a", encoding="utf-8") as log:
+        log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} slides: {len(paths)} decks, {len(runs)} executed "
+                  f"[{', '.join(runs)}], {len(cached)} from the cache [{', '.join(cached)}]\n")
     return 0
 
 

@@ -9,6 +9,18 @@ before numpy is imported (an explicit setting in the environment wins); ``thread
 then enforces one thread on every BLAS/OpenMP pool numpy and scipy actually loaded,
 whatever the library (OpenBLAS, MKL, BLIS), for the whole session.
 
+Run in parallel with pytest-xdist: ``pytest -n 2 --dist loadfile`` (the README's test
+command).  ``loadfile`` sends every test file to one worker, which runs its tests in order:
+all the cells of a notebook (nbval runs them in order in one kernel), all the tests of a file
+(its module fixtures, the shared simulations, are computed once).  Two refinements here: the
+browser checks of the site and the slides are spread over the workers one test at a time
+(:func:`pytest_xdist_make_scheduler`; each worker has its own browser and static server, and
+the build they check is made once, under a file lock, see ``tests/browser/conftest.py``), and
+the units go out longest first (:func:`pytest_collection_modifyitems`): the notebooks (largest
+first), the files of :data:`SLOW_FILES`, the browser checks, then the other files.  Without
+xdist nothing changes.  (``--dist loadgroup`` cannot be used: pytest 9 ignores the group that
+xdist 3.8 writes into the test ids.)
+
 Hypothesis runs reproducibly: the default profile ``ci`` derandomizes the search (the
 examples are a fixed function of the test, the same on every machine and every run),
 keeps no example database, and on a failure prints the falsifying example together with
@@ -48,3 +60,60 @@ def _single_threaded_blas():
     import scipy.linalg  # noqa: F401
     with threadpool_limits(limits=1):
         yield
+
+
+# ------------------------------------------------------------------ parallel runs (xdist)
+#: Test files whose tests take the longest (measured with ``--durations``); sent out right
+#: after the notebooks so that no long unit is left for the end of the run.
+SLOW_FILES = ("tests/test_binder_env.py", "tests/test_execution_cache.py", "tests/test_validation.py",
+              "tests/test_experiments.py", "tests/test_learning.py", "tests/test_executor.py")
+#: Tests spread over the workers one by one (each worker has its own browser and server).
+SPREAD_DIRS = ("tests/browser/",)
+
+
+def pytest_configure(config):
+    if getattr(config.option, "dist", "no") == "loadfile":
+        # keep the order of the units given below (xdist would sort them by their number of tests)
+        config.option.loadscopereorder = False
+
+
+@pytest.hookimpl(optionalhook=True)   # an xdist hook: without xdist it is never called
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadfile``, except that the browser checks are spread one test at a time."""
+    if getattr(config.option, "dist", "no") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class BookScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            if nodeid.startswith(SPREAD_DIRS):
+                return nodeid
+            return super()._split_scope(nodeid)
+
+    return BookScheduling(config, log)
+
+
+def _order(item, root) -> tuple:
+    path = item.path
+    rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+    if path.suffix == ".ipynb":
+        return (0, -path.stat().st_size, rel)
+    if rel in SLOW_FILES:
+        return (1, SLOW_FILES.index(rel), rel)
+    if rel.startswith(SPREAD_DIRS):
+        return (2, 0, "")
+    return (3, 0, "")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session, config, items):
+    """On an xdist worker: the longest units first (see the module docstring).
+
+    A stable sort: the tests of one file keep their order (a notebook's cells stay in order).
+    Every worker collects and sorts the same way, as xdist requires.
+    """
+    if not hasattr(config, "workerinput"):
+        return
+    root = config.rootpath
+    keyed = sorted(enumerate(items), key=lambda t: (_order(t[1], root), t[0]))
+    items[:] = [item for _, item in keyed]

@@ -9,7 +9,10 @@
   that fails, or if the build is still older than the sources afterwards).  With
   ``SEQRMT_REBUILD=0`` a stale build is not rebuilt: the test fails and names the
   newer sources.  An old build is never tested.  ``SEQRMT_SITE_DIR=/path/to/html`` tests
-  that folder instead, as it is (no staleness check, no rebuild).
+  that folder instead, as it is (no staleness check, no rebuild).  With pytest-xdist
+  (``-n 2``) every worker asks for the build: a file lock lets one of them build while the
+  others wait and then find the build fresh, and ``SEQRMT_REBUILD=1`` rebuilds once per
+  test run, not once per worker.
 * ``site_url``: ``_build/html`` served by a thread-based ``http.server`` on a free
   port of 127.0.0.1 as a static host serves it (text files gzip-compressed,
   :class:`site_checks.StaticHostHandler`), stopped at the end of the session.
@@ -23,13 +26,17 @@ If Chromium or playwright is missing the tests are skipped with the reason, unle
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
 import http.server
+import json
 import os
 import shutil
 import subprocess
 import sys
 import threading
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -68,12 +75,41 @@ def chromium_path() -> str | None:
     return None
 
 
+#: One id for the whole test run, shared by the xdist workers (one id per process without xdist).
+RUN_ID = os.environ.get("PYTEST_XDIST_TESTRUNUID") or uuid.uuid4().hex
+
+
+@contextlib.contextmanager
+def build_lock(name: str) -> Iterator[None]:
+    """Hold ``_build/.<name>.lock``: one test process builds, the others wait for it."""
+    lock = ROOT / "_build" / f".{name}.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def forced_rebuild(name: str) -> bool:
+    """``SEQRMT_REBUILD=1`` and no process of this test run has rebuilt ``name`` yet."""
+    if os.environ.get("SEQRMT_REBUILD", "") != "1":
+        return False
+    stamp = ROOT / "_build" / f".{name}.rebuilt"
+    return not (stamp.is_file() and stamp.read_text() == RUN_ID)
+
+
+def mark_rebuilt(name: str) -> None:
+    (ROOT / "_build" / f".{name}.rebuilt").write_text(RUN_ID)
+
+
 def build_book() -> None:
     """Run ``jupyter-book build . --all -n -W --keep-going`` from the repository root.
 
-    ``--all``: Sphinx only rebuilds pages whose own source changed, so after an edit of
-    the package (whose output every notebook page shows) an incremental build would
-    rebuild nothing and leave the old pages in place.
+    ``--all`` re-reads every page (the execution cache, ``site_assets/seqrmt_cache.py``,
+    re-executes only the notebooks whose code or dependencies changed), so that nothing
+    Sphinx cannot see (an edited extension in ``site_assets/``) leaves an old page in place.
     """
     cmd = [sys.executable, "-c",
            "import sys; from jupyter_book.cli.main import main; sys.exit(main())",
@@ -131,15 +167,17 @@ def built_site() -> Path:
             pytest.fail(f"SEQRMT_SITE_DIR={other} has no index.html", pytrace=False)
         return html
     mode = os.environ.get("SEQRMT_REBUILD", "")
-    newer = stale_sources()
-    if mode == "1" or newer:
-        if mode == "0":
-            pytest.fail(
-                f"_build/html is older than {len(newer)} source file(s) (newest: "
-                f"{', '.join(newer[:5])}) and SEQRMT_REBUILD=0 forbids rebuilding: run "
-                "`jupyter-book build . --all -n -W --keep-going` first", pytrace=False)
-        build_book()
+    with build_lock("site-build"):
         newer = stale_sources()
+        if forced_rebuild("site") or newer:
+            if mode == "0":
+                pytest.fail(
+                    f"_build/html is older than {len(newer)} source file(s) (newest: "
+                    f"{', '.join(newer[:5])}) and SEQRMT_REBUILD=0 forbids rebuilding: run "
+                    "`jupyter-book build . --all -n -W --keep-going` first", pytrace=False)
+            build_book()
+            mark_rebuilt("site")
+            newer = stale_sources()
         if newer:
             pytest.fail(
                 f"_build/html is still older than {len(newer)} source file(s) after the build "
@@ -188,6 +226,35 @@ def screenshot_dir() -> Path:
     return SCREENSHOTS
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _slider_latency_of_all_workers() -> Iterator[None]:
+    """With xdist, ``_build/artifacts/slider_latency.json`` summarizes the sliders moved by
+    every worker of the run, not only by the worker that wrote it last (``test_site.py``
+    writes the summary of its own process)."""
+    yield
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    module = sys.modules.get("test_site")
+    if not worker or module is None:
+        return
+    folder = SCREENSHOTS.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    with build_lock("slider-latency"):
+        (folder / f"slider_latency.{worker}.json").write_text(
+            json.dumps({"run": RUN_ID, "values": list(getattr(module, "SLIDER_LATENCY_MS", []))}))
+        values: list[float] = []
+        for part in folder.glob("slider_latency.*.json"):
+            data = json.loads(part.read_text())
+            if data.get("run") == RUN_ID:
+                values += data["values"]
+            else:
+                part.unlink()
+        if values:
+            vals = sorted(values)
+            summary = {"n": len(vals), "median_ms": vals[len(vals) // 2], "max_ms": vals[-1],
+                       "note": "in-page time from keydown to the new frame (performance.now)"}
+            (folder / "slider_latency.json").write_text(json.dumps(summary, indent=1))
+
+
 # ------------------------------------------------------------------ the lecture slides
 SLIDES_SRC = ROOT / "slides"
 SLIDES_OUT = ROOT / "_build" / "html" / "slides"
@@ -214,17 +281,19 @@ def _slides_stale() -> list[str]:
 @pytest.fixture(scope="session")
 def built_slides() -> Path:
     mode = os.environ.get("SEQRMT_REBUILD", "")
-    newer = _slides_stale()
-    if mode == "1" or newer:
-        if mode == "0":
-            pytest.fail(f"_build/html/slides is older than {', '.join(newer[:5])} and SEQRMT_REBUILD=0 "
-                        "forbids rebuilding: run `python scripts/build_slides.py` first", pytrace=False)
-        proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_slides.py")], cwd=ROOT,
-                              capture_output=True, text=True)
-        if proc.returncode != 0:
-            pytest.fail("scripts/build_slides.py failed (exit %d):\n%s\n%s"
-                        % (proc.returncode, proc.stdout[-4000:], proc.stderr[-6000:]), pytrace=False)
+    with build_lock("slides-build"):
         newer = _slides_stale()
-        if newer:
-            pytest.fail(f"slides still older than {', '.join(newer[:5])} after the build", pytrace=False)
+        if forced_rebuild("slides") or newer:
+            if mode == "0":
+                pytest.fail(f"_build/html/slides is older than {', '.join(newer[:5])} and SEQRMT_REBUILD=0 "
+                            "forbids rebuilding: run `python scripts/build_slides.py` first", pytrace=False)
+            proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_slides.py")], cwd=ROOT,
+                                  capture_output=True, text=True)
+            if proc.returncode != 0:
+                pytest.fail("scripts/build_slides.py failed (exit %d):\n%s\n%s"
+                            % (proc.returncode, proc.stdout[-4000:], proc.stderr[-6000:]), pytrace=False)
+            mark_rebuilt("slides")
+            newer = _slides_stale()
+            if newer:
+                pytest.fail(f"slides still older than {', '.join(newer[:5])} after the build", pytrace=False)
     return SLIDES_OUT

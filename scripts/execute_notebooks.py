@@ -1,0 +1,142 @@
+#!/usr/bin/env python
+"""Execute the book's notebooks (and the slide decks) into the execution cache, in parallel.
+
+The HTML build, the PDF build (``scripts/build_pdf.sh``) and ``scripts/build_slides.py`` all
+take a notebook's outputs from the execution cache ``_build/.jupyter_cache`` when its code and
+its dependencies (``seqrmt``, ``requirements.txt``: see ``site_assets/seqrmt_cache.py``) are
+unchanged, and execute it otherwise, one notebook at a time.  This script fills the cache
+beforehand with several kernels at once, so that the builds that follow execute nothing::
+
+    python scripts/execute_notebooks.py            # every missing or stale entry, 2 kernels
+    python scripts/execute_notebooks.py --jobs 1   # one at a time
+    python scripts/execute_notebooks.py --book     # the book's notebooks only (no decks)
+
+It executes exactly as the build would (jupyter-cache's ``single_nb_execution``, the
+notebook's folder as working directory, the ``execute: timeout`` of ``_config.yml``), and
+stores the result with the same dependency key.  A notebook that fails is reported with its
+traceback, and the script exits with status 1 (nothing is cached for it).  Each run appends a
+line to ``_build/reports/executions.log``.
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+CACHE = ROOT / "_build" / ".jupyter_cache"
+sys.path.insert(0, str(ROOT / "site_assets"))
+import seqrmt_cache  # noqa: E402
+
+
+def _config() -> dict:
+    return yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8")) or {}
+
+
+def book_notebooks() -> list[Path]:
+    """The notebooks listed in ``_toc.yml``, in its order."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8")) or {}
+    files: list[str] = []
+
+    def visit(node: object) -> None:
+        if isinstance(node, list):
+            for child in node:
+                visit(child)
+        elif isinstance(node, dict):
+            for key in ("root", "file"):
+                if isinstance(node.get(key), str):
+                    files.append(node[key])
+            for key in ("parts", "chapters", "sections"):
+                visit(node.get(key))
+
+    visit(toc)
+    out = []
+    for name in files:
+        path = ROOT / (name if name.endswith(".ipynb") else name + ".ipynb")
+        if path.is_file():
+            out.append(path)
+    return out
+
+
+def deck_notebooks() -> list[Path]:
+    return sorted((ROOT / "slides").glob("[0-9]*.ipynb"))
+
+
+def _run(path: str, timeout: int) -> tuple[str, dict, float, str | None]:
+    """Execute one notebook in a fresh kernel (in a worker process)."""
+    from jupyter_cache.executors.utils import single_nb_execution
+
+    nb = nbformat.read(path, as_version=4)
+    result = single_nb_execution(nb, cwd=str(Path(path).parent), timeout=timeout,
+                                 allow_errors=False, meta_override=True)
+    return path, nbformat.writes(nb), result.time, result.exc_string if result.err else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--jobs", type=int, default=2, help="kernels at once (default 2)")
+    parser.add_argument("--book", action="store_true", help="the book's notebooks only, not the decks")
+    args = parser.parse_args(argv)
+
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    conf = _config()
+    options = (conf.get("sphinx") or {}).get("config") or {}
+    timeout = int((conf.get("execute") or {}).get("timeout", 600))
+    common, packages = seqrmt_cache.dependency_hashes(
+        ROOT, list(options.get("seqrmt_cache_files", ["requirements.txt"])),
+        list(options.get("seqrmt_cache_packages", ["seqrmt"])))
+    paths = book_notebooks() + ([] if args.book else deck_notebooks())
+    keys = {str(p): seqrmt_cache.notebook_key(p, common, packages) for p in paths}
+    CACHE.mkdir(parents=True, exist_ok=True)
+    cache = get_cache(str(CACHE))
+    stale = seqrmt_cache.invalidate_cache(CACHE, keys)
+    if stale:
+        print(f"dependencies changed: {len(stale)} cache entries dropped", flush=True)
+    todo = []
+    for p in paths:
+        try:
+            cache.match_cache_notebook(nbformat.read(p, as_version=4))
+        except KeyError:
+            todo.append(p)
+    # the largest (longest-running) notebooks first
+    todo.sort(key=lambda p: -p.stat().st_size)
+    print(f"{len(paths)} notebooks: {len(paths) - len(todo)} in the cache, {len(todo)} to execute "
+          f"with {args.jobs} kernel(s)", flush=True)
+    t0 = time.perf_counter()
+    failed, done = [], []
+    with cf.ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futures = [pool.submit(_run, str(p), timeout) for p in todo]
+        for fut in cf.as_completed(futures):
+            path, text, seconds, error = fut.result()
+            name = Path(path).relative_to(ROOT).as_posix()
+            if error:
+                failed.append(name)
+                print(f"{name}: FAILED after {seconds:.1f} s\n{error}", file=sys.stderr, flush=True)
+                continue
+            cache.cache_notebook_bundle(
+                CacheBundleIn(nbformat.reads(text, as_version=4), path,
+                              data={"execution_seconds": seconds}),
+                check_validity=False, overwrite=True)
+            seqrmt_cache.record_key(CACHE, path, keys[path])
+            done.append(f"{name} ({seconds:.1f} s)")
+            print(f"{name}: executed in {seconds:.1f} s", flush=True)
+    elapsed = time.perf_counter() - t0
+    reports = ROOT / "_build" / "reports"
+    reports.mkdir(parents=True, exist_ok=True)
+    with open(reports / "executions.log", "a", encoding="utf-8") as log:
+        log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} execute_notebooks (--jobs {args.jobs}): "
+                  f"{len(paths)} notebooks, {len(done)} executed [{', '.join(done)}], "
+                  f"{len(paths) - len(todo)} from the cache, {len(failed)} failed in {elapsed:.0f} s\n")
+    print(f"done in {elapsed:.0f} s" + (f"; failed: {', '.join(failed)}" if failed else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
