@@ -51,7 +51,6 @@ import tarfile
 import tempfile
 import threading
 import time
-from multiprocessing import get_context
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -333,24 +332,19 @@ def run_clean(payload: bytes, tests: list[str]) -> tuple[str, float, str]:
 
 @contextlib.contextmanager
 def make_executor(kind: str, jobs: int, scheduler: str | None = None):
-    """A concurrent.futures executor: 'serial', 'process' or 'dask' (as benchmarks/atlas.py)."""
+    """A concurrent.futures executor: 'serial', 'process' or 'dask'.
+
+    The executors of benchmarks/atlas.py, except that 'serial' is a one-thread pool here
+    (the mutants are always submitted to an executor).
+    """
     if kind == "serial":
         with cf.ThreadPoolExecutor(1) as ex:
             yield ex
-    elif kind == "process":
-        with cf.ProcessPoolExecutor(jobs, mp_context=get_context("spawn")) as ex:
-            yield ex
-    elif kind == "dask":
-        from dask.distributed import Client, LocalCluster
-        if scheduler:
-            with Client(scheduler) as client:
-                yield client.get_executor()
-        else:
-            with LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                              dashboard_address=None) as cluster, Client(cluster) as client:
-                yield client.get_executor()
-    else:
-        raise ValueError(f"executor must be 'serial', 'process' or 'dask', got {kind!r}")
+        return
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from atlas import make_executor as atlas_executor
+    with atlas_executor(kind, jobs, scheduler) as ex:
+        yield ex
 
 
 # ------------------------------------------------------------------ main
