@@ -888,8 +888,8 @@ class FiniteTBulkLaw:
     Use :meth:`tail_mass` and :meth:`expected_above` for the upper tail: at ``T' = 1`` they are
     accurate to the quadrature (a few ``1e-6`` absolute; about 5 % relative for tails near
     ``1e-4``, where the bumps of the rarest counts are narrow); at ``T' >= 2`` tail masses below
-    :attr:`resolution` (the mass of one sampled eigenvalue, ``1/(delta n)`` for ``n`` sampled
-    nonzero eigenvalues) are not resolved, and larger ones carry the Monte Carlo error of a
+    :attr:`resolution` (the mass of one sampled eigenvalue, ``(1 - h0)/(delta n)`` for ``n`` sampled
+    nonzero eigenvalues, ``h0`` the atom at zero of ``nu_M``) are not resolved, and larger ones carry the Monte Carlo error of a
     count of sampled eigenvalues (build laws with several ``seed`` or a larger ``n_tokens`` to
     see it).
 

@@ -299,6 +299,8 @@ def edge_scale(law, d: int) -> float:
     """
     d = _checks.integer("d", d, minimum=1)
     right = law.support()[1]
+    if not math.isfinite(right):
+        raise ValueError("law has no right edge (a fixed-T bulk law: its support is unbounded)")
     eps = 1e-6 * right
     A = float(np.asarray(law.pdf(np.array([right - eps])), dtype=float)[0]) / math.sqrt(eps)
     if not A > 0:

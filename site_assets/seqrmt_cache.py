@@ -32,8 +32,11 @@ re-read and re-executed all the same.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
+import os
 import re
 import sys
 import time
@@ -147,19 +150,34 @@ def _read_keys(folder: Path) -> dict[str, str]:
         return {}
 
 
-def _write_keys(folder: Path, keys: dict[str, str]) -> None:
+@contextlib.contextmanager
+def _keys_locked(folder: Path):
+    """Hold an exclusive lock on the key file while it is read, changed and written.
+
+    The HTML and PDF builds and the execution scripts may run at the same time.
+    """
     folder.mkdir(parents=True, exist_ok=True)
-    tmp = folder / (KEYS_FILE + ".tmp")
+    with open(folder / (KEYS_FILE + ".lock"), "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _write_keys(folder: Path, keys: dict[str, str]) -> None:
+    tmp = folder / f"{KEYS_FILE}.{os.getpid()}.tmp"
     tmp.write_text(json.dumps(keys, indent=1, sort_keys=True), encoding="utf-8")
     tmp.replace(folder / KEYS_FILE)
 
 
 def record_key(folder: Path, uri: str, key: str) -> None:
     """Note that the cache entries of notebook ``uri`` were made with dependency key ``key``."""
-    recorded = _read_keys(folder)
-    if recorded.get(uri) != key:
-        recorded[uri] = key
-        _write_keys(folder, recorded)
+    with _keys_locked(folder):
+        recorded = _read_keys(folder)
+        if recorded.get(uri) != key:
+            recorded[uri] = key
+            _write_keys(folder, recorded)
 
 
 def invalidate_cache(folder: Path, current: dict[str, str]) -> list[str]:
@@ -173,17 +191,18 @@ def invalidate_cache(folder: Path, current: dict[str, str]) -> list[str]:
     from jupyter_cache import get_cache
 
     cache = get_cache(str(folder))
-    recorded = _read_keys(folder)
-    removed = []
-    for record in cache.list_cache_records():
-        if record.uri in current and recorded.get(record.uri) != current[record.uri]:
-            cache.remove_cache(record.pk)
-            if record.uri not in removed:
-                removed.append(record.uri)
-    for uri in removed:
-        recorded.pop(uri, None)
-    if removed:
-        _write_keys(folder, recorded)
+    with _keys_locked(folder):
+        recorded = _read_keys(folder)
+        removed = []
+        for record in cache.list_cache_records():
+            if record.uri in current and recorded.get(record.uri) != current[record.uri]:
+                cache.remove_cache(record.pk)
+                if record.uri not in removed:
+                    removed.append(record.uri)
+        for uri in removed:
+            recorded.pop(uri, None)
+        if removed:
+            _write_keys(folder, recorded)
     return removed
 
 

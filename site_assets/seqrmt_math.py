@@ -276,7 +276,7 @@ def check_site(outdir: Path) -> tuple[int, int]:
             pages, formulas = pages + 1, formulas + count
             if text.count("<mjx-assistive-mml") != count:
                 problems.append(f"{key}: a formula without its hidden MathML")
-            if "seqrmt/math.css" not in text:
+            if CSS_PATH.removeprefix("_static/") not in text:
                 problems.append(f"{key}: no link to the math stylesheet")
     if not formulas:
         problems.append("no page carries typeset math")

@@ -170,3 +170,21 @@ def test_keys_follow_the_imports_and_the_files(tmp_path: Path) -> None:
     (tmp_path / "requirements.txt").write_text("numpy>=2\n-e .\n")
     uses2, plain2 = keys()
     assert uses2 != uses1 and plain2 != plain1  # every notebook
+
+
+def _record_many(args: tuple[str, str, int]) -> None:
+    folder, prefix, n = args
+    for i in range(n):
+        seqrmt_cache.record_key(Path(folder), f"{prefix}{i}.ipynb", f"key{i}")
+
+
+def test_concurrent_builds_lose_no_recorded_key(tmp_path: Path) -> None:
+    """The HTML and PDF builds record keys at the same time: no update may be lost."""
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    with ProcessPoolExecutor(2, mp_context=get_context("fork")) as ex:
+        list(ex.map(_record_many, [(str(tmp_path), p, 60) for p in ("html/", "pdf/")]))
+    recorded = json.loads((tmp_path / seqrmt_cache.KEYS_FILE).read_text())
+    assert len(recorded) == 120
+    assert all(recorded[f"{p}{i}.ipynb"] == f"key{i}" for p in ("html/", "pdf/") for i in range(60))

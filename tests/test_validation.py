@@ -296,6 +296,12 @@ def test_judge_accepts_what_the_corrections_predict(shipped):
             assert abs(r["theta_ratio"] - 1) <= r["window"] or not r["centered"]
 
 
+def test_edge_scale_needs_a_right_edge():
+    """A fixed-T bulk law has no right edge: a clear error, not a NaN."""
+    with pytest.raises(ValueError, match="no right edge"):
+        sv.edge_scale(sr.finite_T_bulk(1.5, 1.5, [1.0]), 600)
+
+
 def test_edge_scale_matches_johnstone():
     """For kappa MP_c (gamma = 0) the Tracy-Widom scale of the largest eigenvalue of a
     d x d Wishart matrix with n = d / c samples is (1 + sqrt c)(1 + 1/sqrt c)^(1/3) n^(-2/3)
