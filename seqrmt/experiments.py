@@ -47,6 +47,16 @@ class Simulation:
     params: dict = field(default_factory=dict)
 
     @property
+    def realized_norms(self) -> dict[str, float]:
+        """The table's realized norms as keywords of :func:`seqrmt.predict`.
+
+        ``sr.predict(..., **sim.realized_norms)`` predicts for this very table:
+        ``spike_norm2``, ``delta_norm2`` and ``zbar_norm2`` in place of their limits.
+        """
+        return dict(spike_norm2=self.spike_norm2, delta_norm2=self.delta_norm2,
+                    zbar_norm2=self.zbar_norm2)
+
+    @property
     def signal_index(self) -> int:
         """Index of the top eigenvector best aligned with the signal."""
         return int(np.argmax(self.overlaps))
@@ -113,7 +123,7 @@ def simulate_table(table: VocabularyTable, N: int, w: ArrayLike, R: ArrayLike, *
     mean_overlaps = (zbar @ vecs) ** 2 / (zbar @ zbar)
     out = Simulation(eigenvalues=lam, overlaps=overlaps, mean_overlaps=mean_overlaps,
                      delta_norm2=float(Delta @ Delta), zbar_norm2=float(zbar @ zbar),
-                     spike_norm2=float((table.mu + Delta) @ (table.mu + Delta)),
+                     spike_norm2=table.spike_norm2,
                      params=dict(d=table.d, V=table.V, N=N, beta=table.beta, centered=centered))
     return (out, S) if return_matrix else out
 

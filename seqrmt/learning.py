@@ -835,6 +835,6 @@ def learned_spectrum(result: LearnedAttention, N: int | None = None, *, same_dat
     return Simulation(eigenvalues=lam, overlaps=overlaps,
                       mean_overlaps=(zbar @ vecs) ** 2 / (zbar @ zbar),
                       delta_norm2=float(Delta @ Delta), zbar_norm2=float(zbar @ zbar),
-                      spike_norm2=float((table.mu + Delta) @ (table.mu + Delta)),
+                      spike_norm2=table.spike_norm2,
                       params=dict(d=table.d, V=table.V, N=n, beta=table.beta, centered=centered,
                                   same_data=same_data, weights=W.mean(axis=0)))

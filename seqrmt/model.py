@@ -78,6 +78,16 @@ class VocabularyTable:
         return self.E @ self.signs / self.V - self.mu   # (1/V) sum_v s_v e_v = mu + Delta
 
     @property
+    def spike_norm2(self) -> float:
+        """Realized squared norm ``||mu + Delta||^2`` of the signal spike direction.
+
+        ``mu + Delta = (1/V) sum_v s_v e_v`` is the empirical class-mean difference; its squared
+        norm tends to ``beta + delta`` (``prop-spike-norm-variance`` gives its fluctuation).
+        """
+        m = self.E @ self.signs / self.V
+        return float(m @ m)
+
+    @property
     def zbar(self) -> np.ndarray:
         """Noise of the vocabulary mean, ``(1/V) sum_v z_v`` (equal to the table mean)."""
         return self.E.mean(axis=1)

@@ -1230,14 +1230,15 @@ def spikes_vs_T(d: int = 800, Ts: Sequence[int] = (1, 2, 4, 16), seeds: int = 16
                     for r in ratios}
         w = mean_weights(T)
         new = finite_size([d], {d: seeds}, settings=settings, T=T, progress=progress, executor=executor)
-        outlier = {r["setting"]: float(r["predicted"]) for r in new if r["quantity"] == "lambda_signal"}
+        edge = BulkLaw(delta, gamma, _kappa(w)).support()[1]
+        above = {r["setting"]: fixed_T_bulk_above(delta, gamma, w, float(r["predicted"]), r["d"])
+                 for r in new if fixed_T and r["quantity"] == "lambda_signal"}
         for row in new:
             row["study"] = "spikes_T"
             row["ratio"] = row["theta"] / row["theta_c"]
-            row["edge_theorem1"] = BulkLaw(row["delta"], row["gamma"], _kappa(w)).support()[1]
+            row["edge_theorem1"] = edge
             if fixed_T:
-                row["bulk_above_fixed_T"] = fixed_T_bulk_above(row["delta"], row["gamma"], w,
-                                                               outlier[row["setting"]], row["d"])
+                row["bulk_above_fixed_T"] = above[row["setting"]]
             rows.append(row)
     return rows
 

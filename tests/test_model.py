@@ -311,3 +311,13 @@ def test_sample_matrix_of_one_sequence():
     c = np.array([[1.0], [2.0], [-1.0]])
     np.testing.assert_allclose(sr.sample_matrix(c, centered=False), c @ c.T)
     np.testing.assert_allclose(sr.sample_matrix(c), np.zeros((3, 3)))
+
+
+def test_spike_norm2_is_the_squared_class_mean_difference():
+    table = sr.make_table(60, 120, 1.5, seed=3)
+    m = table.E[:, table.signs > 0].mean(axis=1) / 2 - table.E[:, table.signs < 0].mean(axis=1) / 2
+    assert table.spike_norm2 == pytest.approx(float(m @ m), rel=1e-12)
+    assert table.spike_norm2 == pytest.approx(float((table.mu + table.Delta) @ (table.mu + table.Delta)), rel=1e-12)
+    sim = sr.simulate(60, 120, 200, sr.mean_weights(4), sr.prefix_correlation(4, 2), 1.5, seed=3)
+    assert sim.realized_norms == dict(spike_norm2=sim.spike_norm2, delta_norm2=sim.delta_norm2,
+                                      zbar_norm2=sim.zbar_norm2)

@@ -177,8 +177,9 @@ def attention_spectrum_data(d: int = 400, *, delta: float = 0.5, gamma: float = 
     lam, ov = top(C, full)
     lam_f, ov_f = top(sr.pool(table, tokens, w), False)
     dv, gv = d / V, d / N
-    Dn = float(table.Delta @ table.Delta)
-    Sn = float((table.mu + table.Delta) @ (table.mu + table.Delta))
+    Delta = table.Delta
+    Dn = float(Delta @ Delta)
+    Sn = table.spike_norm2
     return dict(eigenvalues=lam, outlier=float(lam[0]), overlap=ov,
                 fixed_outlier=float(lam_f[0]), fixed_overlap=ov_f,
                 prediction=sr.predict(dv, gv, w, R, beta),

@@ -42,11 +42,6 @@ def _sizes(d, delta, gamma):
     return (d, *sizes(d, delta, gamma))
 
 
-def _realized_norms(sim) -> dict:
-    """The realized table norms of a :class:`seqrmt.Simulation`, as keywords of :func:`predict`."""
-    return dict(spike_norm2=sim.spike_norm2, delta_norm2=sim.delta_norm2, zbar_norm2=sim.zbar_norm2)
-
-
 def _draw_spectrum(ax, sim, exact, ideal, *, bins, show_legend=True):
     """Histogram of the simulated spectrum with the bulk law, its edge and the predicted outliers."""
     p = exact if exact is not None else ideal
@@ -166,7 +161,7 @@ def spikes_spectrum(*, beta: float = 1.0, delta: float = 0.5, gamma: float = 0.2
     R = prefix_correlation(T, L)
     w = named_weights(weights, R)
     sim = simulate(d, V, N, w, R, beta, centered=centered, seed=seed, n_vectors=3)
-    kw = _realized_norms(sim) if realized else {}
+    kw = sim.realized_norms if realized else {}
     exact = predict(delta, gamma, w, R, beta, centered=centered, **kw) if show_exact else None
     ideal = predict(delta, gamma, w, R, beta, centered=centered, finite_table=False) if show_ideal else None
     fig, ax = figure(width=6.8, height=3.8)
@@ -201,7 +196,7 @@ def spikes_centering(*, beta: float = 1.0, delta: float = 0.5, gamma: float = 0.
     alt = []
     for ax, centered in zip(axes, (False, True)):
         sim = simulate(d, V, N, w, R, beta, centered=centered, seed=seed, n_vectors=3)
-        kw = _realized_norms(sim) if realized else {}
+        kw = sim.realized_norms if realized else {}
         exact = predict(delta, gamma, w, R, beta, centered=centered, **kw)
         _draw_spectrum(ax, sim, exact, None, bins=bins, show_legend=not centered)
         ax.set_title(("uncentered $S$" if not centered else "centered $S_c$") + "\n"
