@@ -541,9 +541,7 @@ def token_snr(result: LearnedAttention) -> float:
     ``beta`` of :func:`label_signal` and :func:`supervised_weights` that describes this
     read-out (derived in this book).
     """
-    if not isinstance(result, LearnedAttention):
-        raise TypeError(f"result must be a LearnedAttention (see seqrmt.learn_attention), "
-                        f"got {type(result).__name__}")
+    _check_result(result)
     p = result.table.E.T @ result.readout
     s = result.table.signs
     m = 0.5 * (p[s > 0].mean() - p[s < 0].mean())
@@ -585,10 +583,14 @@ def class_separable(table: VocabularyTable) -> bool:
     raise RuntimeError(f"linprog did not decide separability: {out.message}")  # pragma: no cover
 
 
-def _fixed_weights(result, w) -> np.ndarray:
+def _check_result(result) -> None:
     if not isinstance(result, LearnedAttention):
         raise TypeError(f"result must be a LearnedAttention (see seqrmt.learn_attention), "
                         f"got {type(result).__name__}")
+
+
+def _fixed_weights(result, w) -> np.ndarray:
+    _check_result(result)
     if result.kind != "positional":
         raise ValueError(f"result must be of kind 'positional', got {result.kind!r}")
     w = _checks.weights(w, T=result.weights.size)
@@ -805,9 +807,7 @@ def learned_spectrum(result: LearnedAttention, N: int | None = None, *, same_dat
     or uncentered ``S``, squared cosines of the top eigenvectors with ``mu``); its
     ``params["weights"]`` holds the average weights over the pooled sequences.
     """
-    if not isinstance(result, LearnedAttention):
-        raise TypeError(f"result must be a LearnedAttention (see seqrmt.learn_attention), "
-                        f"got {type(result).__name__}")
+    _check_result(result)
     same_data = _checks.flag("same_data", same_data)
     centered = _checks.flag("centered", centered)
     n_vectors = _checks.integer("n_vectors", n_vectors)
