@@ -43,7 +43,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import base64
+import functools
 import html
 import json
 import re
@@ -53,7 +53,6 @@ import time
 from pathlib import Path
 
 import nbformat
-import yaml
 from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from nbclient import NotebookClient
@@ -268,14 +267,15 @@ def copy_vendor() -> None:
         shutil.copytree(VENDOR / name, target)
 
 
+@functools.cache
+def _dependency_hashes() -> tuple[str, dict[str, str]]:
+    """The hashes of what the decks depend on, computed once per run."""
+    return seqrmt_cache.configured_hashes(ROOT)
+
+
 def dependency_key(path: Path) -> str:
     """The deck's dependency key, with the book's settings (``_config.yml``)."""
-    conf = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-    options = (conf.get("sphinx") or {}).get("config") or {}
-    common, packages = seqrmt_cache.dependency_hashes(
-        ROOT, list(options.get("seqrmt_cache_files", ["requirements.txt"])),
-        list(options.get("seqrmt_cache_packages", ["seqrmt"])))
-    return seqrmt_cache.notebook_key(path, common, packages)
+    return seqrmt_cache.notebook_key(path, *_dependency_hashes())
 
 
 def execute(path: Path, use_cache: bool = True) -> tuple[nbformat.NotebookNode, str]:

@@ -86,12 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     from jupyter_cache import get_cache
     from jupyter_cache.base import CacheBundleIn
 
-    conf = _config()
-    options = (conf.get("sphinx") or {}).get("config") or {}
-    timeout = int((conf.get("execute") or {}).get("timeout", 600))
-    common, packages = seqrmt_cache.dependency_hashes(
-        ROOT, list(options.get("seqrmt_cache_files", ["requirements.txt"])),
-        list(options.get("seqrmt_cache_packages", ["seqrmt"])))
+    timeout = int((_config().get("execute") or {}).get("timeout", 600))
+    common, packages = seqrmt_cache.configured_hashes(ROOT)
     paths = book_notebooks() + ([] if args.book else deck_notebooks())
     keys = {str(p): seqrmt_cache.notebook_key(p, common, packages) for p in paths}
     CACHE.mkdir(parents=True, exist_ok=True)

@@ -125,6 +125,20 @@ def notebook_key(path: Path, common: str, packages: dict[str, str]) -> str:
     return digest.hexdigest()[:16]
 
 
+def configured_hashes(root: Path) -> tuple[str, dict[str, str]]:
+    """:func:`dependency_hashes` with the files and packages set in the book's ``_config.yml``.
+
+    For the scripts that fill the cache outside Sphinx (``scripts/execute_notebooks.py``,
+    ``scripts/build_slides.py``), with the defaults of the Sphinx configuration values.
+    """
+    import yaml
+
+    conf = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8")) or {}
+    options = (conf.get("sphinx") or {}).get("config") or {}
+    return dependency_hashes(root, list(options.get("seqrmt_cache_files", ["requirements.txt"])),
+                             list(options.get("seqrmt_cache_packages", ["seqrmt"])))
+
+
 # ------------------------------------------------------------------ Sphinx side
 def _notebooks(app: Any, env: Any) -> dict[str, Path]:
     """docname -> source path of every notebook page."""
