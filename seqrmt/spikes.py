@@ -32,6 +32,7 @@ degrees of freedom and non-centrality ``V beta`` (:func:`spike_norm2_variance`),
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,6 +43,7 @@ from . import _checks
 from .attention import alpha as _alpha
 from .attention import kappa as _kappa
 from .attention import sigma_w as _sigma_w
+from .spectrum import _compress
 
 __all__ = [
     "SpikeCurve",
@@ -548,3 +550,404 @@ def spectral_classifier_accuracy(overlap: float, spike_norm2: float, noise_var: 
     var = a2 * max(alpha - m * m, 0.0) + noise_var
     return float(ndtr(m * np.sqrt(a2) / np.sqrt(var)))
 
+
+
+# --- the spike at fixed T --------------------------------------------------------------
+
+__all__ += ["FiniteTSpike", "finite_T_spike"]
+
+
+def _distinct_tokens(xi: np.ndarray, V: int, rng: np.random.Generator) -> np.ndarray:
+    """Tokens of the model (:func:`seqrmt.sample_tokens`), redrawn for the sequences that
+    contain a token twice (repeats within a sequence have probability ``O(T^2/V)`` and
+    vanish in the limit; excluding them removes that bias from a finite draw)."""
+    from .model import sample_tokens
+    tok = sample_tokens(xi, V, seed=rng)
+    if tok.shape[1] < 2:
+        return tok
+    for _ in range(1000):
+        srt = np.sort(tok, axis=1)
+        bad = np.flatnonzero((srt[:, 1:] == srt[:, :-1]).any(axis=1))
+        if bad.size == 0:
+            return tok
+        tok[bad] = sample_tokens(xi[bad], V, seed=rng)
+    raise ValueError(f"block = {V} tokens is too small for {tok.shape[1]} distinct tokens per sequence")
+
+
+def _spike_block(V: int, N: int, w: np.ndarray, R: np.ndarray, gamma: float,
+                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """One draw of ``V`` tokens and ``N`` sequences of the model.
+
+    Returns the nonzero eigenvalues ``t_i`` of ``m_c = gamma A P A^T`` (``A`` the ``V x N``
+    weighted token matrix, ``P`` the centering projector), the weights ``(s^T q_i)^2 / V`` of
+    the class vector ``s`` on their eigenvectors ``q_i``, and the Perron eigenvalue ``tau``
+    of the uncentered ``m = m_c + gamma k k^T / N`` (``k = A 1``, the weighted token counts)
+    with the weight ``(1^T q)^2 / V`` of the constant vector on its eigenvector.
+    """
+    from scipy.optimize import brentq as _brentq
+
+    from .model import sample_signs
+    nz = np.flatnonzero(w)
+    xi = sample_signs(N, R, seed=rng)[:, nz]
+    tok = _distinct_tokens(xi, V, rng)
+    A = np.zeros((V, N))
+    A[tok.ravel(), np.repeat(np.arange(N), nz.size)] = np.tile(w[nz], N)
+    k = A.sum(axis=1)
+    A -= k[:, None] / N
+    s = np.ones(V)
+    s[V // 2:] = -1.0
+    if N <= V:                       # eigenvectors q_i = A r_i / sqrt(ev_i) from the N x N side
+        ev, Q = np.linalg.eigh(A.T @ A)
+        keep = ev > 1e-9 * max(ev[-1], 1e-300)
+        ev, Q = ev[keep], Q[:, keep]
+        ps = (Q.T @ (A.T @ s)) ** 2 / ev
+        pk = (Q.T @ (A.T @ k)) ** 2 / ev
+    else:
+        ev, Q = np.linalg.eigh(A @ A.T)
+        keep = ev > 1e-9 * max(ev[-1], 1e-300)
+        ev, Q = ev[keep], Q[:, keep]
+        ps, pk = (Q.T @ s) ** 2, (Q.T @ k) ** 2
+    t = gamma * ev
+    pk0 = max(float(k @ k) - float(pk.sum()), 0.0)   # part of k in the null space of m_c
+    g = gamma / N
+
+    def secular(tau):
+        return 1.0 - g * (float(np.sum(pk / (tau - t))) + pk0 / tau)
+
+    top = float(t[-1]) if t.size else 0.0
+    lo, hi = top * (1 + 1e-12) + 1e-300, top + g * float(k @ k) * (1 + 1e-9) + 1e-300
+    tau = _brentq(secular, lo, hi, xtol=1e-14 * hi) if secular(lo) < 0 < secular(hi) else hi
+    norm2 = float(np.sum(pk / (tau - t) ** 2)) + pk0 / tau**2
+    w1 = (float(k.sum()) / tau) ** 2 / (V * norm2) if norm2 > 0 else 0.0
+    return t, ps / V, tau, w1
+
+
+class FiniteTSpike:
+    """The signal eigenvalue of ``S`` at fixed ``T``: location and alignment.
+
+    Derived in this book (chapter 3, "The spike at fixed T"; a claim under the named
+    assumptions of ``conj-fixed-T-spike``).  Conditionally on the tokens,
+    ``S = E M E^T`` with ``M = A A^T / N`` (``A P A^T / N`` centered), so ``S = X X^T`` with
+
+        ``X = E M^{1/2} = Z_perp M^{1/2} + (mu + Delta)(M^{1/2} s)^T [+ zbar (M^{1/2} 1)^T]``,
+
+    a rank-one (two, uncentered) perturbation of ``Z_perp M^{1/2}``, which is invariant
+    under left rotations and independent of ``mu + Delta`` and ``zbar`` (Gaussian
+    projections on orthogonal subspaces).  Benaych-Georges and Nadakuditi's equation for
+    the outliers of such a perturbation, with the deterministic equivalents of the two
+    resolvents, gives for the signal eigenvalue ``x`` the equation
+
+        ``H(x) = G(x) F_s(G(x)) = delta / (b - delta)``,  ``F_s(G) = int t / (1 - t G) drho_s(t)``,
+
+    with ``b = ||mu + Delta||^2`` (``-> beta + delta``), ``G`` the Stieltjes transform of the
+    fixed-``T`` bulk (:class:`seqrmt.FiniteTBulkLaw`; Silverstein's equation with the
+    spectrum ``nu_M`` of ``m = d M``) and ``rho_s`` the spectral measure of ``m`` in the direction
+    of the class vector ``s / sqrt(V)`` (mass ``(s^T q_i)^2 / V`` at each eigenvalue ``t_i``).
+    The squared cosine of its eigenvector with ``u_tilde = (mu + Delta) / ||mu + Delta||`` is
+
+        ``eta = -G(x) (1 + H(x))^2 / (b H'(x) / delta)``,
+
+    and with ``u = mu / ||mu||`` it is ``eta`` times ``cos^2(u_tilde, u)`` (``-> beta / (beta + delta)``).
+    With ``b = beta + delta`` the equation is ``beta G F_s(G) / delta = 1``.  As ``T`` grows
+    with spread weights ``rho_s`` concentrates on the spike of ``m`` along ``s`` and the result
+    tends to the two-stage formula of :func:`predict` (``finite_table=True``).
+
+    The uncentered ``S`` has a second outlier, from the Perron eigenvalue ``tau`` of ``m``
+    (eigenvector close to ``1 / sqrt(V)``, weight ``w_1 = (1^T q)^2 / V``): the root of
+    ``G(x) = 1 / tau``, i.e. ``x = tau + c int t tau / (tau - t) dnu_M(t)`` (``c = 1/delta``),
+    with squared cosine ``w_1 (1 - c int (t/tau)^2 / (1 - t/tau)^2 dnu_M(t))`` to ``zbar``.  At
+    ``T' = 1`` (one nonzero weight) ``m`` is diagonal and there is no such outlier.
+
+    **What is computed.**  ``nu_M`` and ``rho_s`` have no closed form at fixed ``T`` (a sparse
+    random Gram matrix); they are computed from independent draws of the token matrix of
+    ``block`` tokens (``n_tokens`` in all, fixed ``seed``; tokens within a sequence distinct),
+    with eigenvectors, grouped into ``n_atoms`` atoms of equal ``nu_M`` mass that carry both
+    measures, rescaled to their exact means ``kappa delta`` and ``alpha delta``.  At ``T' = 1``
+    both are exact: ``gamma w^2 Poisson(delta/gamma)``.  Grouping smooths the far tail of
+    ``nu_M``, made of a few sampled eigenvalues, which would otherwise put spurious roots in the
+    equation.
+
+    **No edge, no sharp threshold.**  The fixed-``T`` bulk has no right edge, so ``x`` lies
+    inside its support, where the density is small: ``H(x + i0)`` has an imaginary part, and the
+    signal eigenvector mixes with the bulk eigenvectors near ``x``.  The prediction is that of
+    the real part; :meth:`width` gives ``|Im H / Re H|`` at the root.  It describes the signal
+    eigenvalue at dimension ``d`` when few bulk eigenvalues lie near it: compare
+    ``finite_T_bulk(delta, gamma, w).expected_above(x, d)`` with ``1``.  The equation has a
+    solution from :attr:`beta_onset` on (the maximum of ``Re H`` on the computed grid); near
+    it the width is large and the identification fails.
+
+    **At dimension d** (``d`` given, ``T' = 1`` only).  At ``T' = 1`` ``nu_M`` is exactly a set of
+    atoms, one per count ``k`` of draws of a token, of mass ``P(Poisson(delta/gamma) = k)``; in a
+    table of ``V = d/delta`` tokens the counts that fewer than half a token reach on average
+    (``V P(K >= k) < 1/2``) are typically absent, and the bumps of the bulk they create are
+    empty.  With ``d`` those counts are left out of ``nu_M`` and ``rho_s`` (the typical token
+    spectrum at that ``d``, a finite-size refinement checked against simulations, not a limit).
+    At ``T' >= 2`` the computed measures are already grouped in atoms of mass ``1/n_atoms``, far
+    above ``1/V``, and ``d`` changes nothing.
+
+    Parameters
+    ----------
+    delta, gamma : float
+        ``d/V > 0`` and ``d/N > 0``.
+    w : array_like, shape (T,)
+        Pooling weights (zeros allowed, not all zero).
+    R : array_like, shape (T, T)
+        Positional sign correlation (symmetric PSD, unit diagonal, reachable by
+        :func:`seqrmt.sample_signs`).
+    d : int, optional
+        Dimension of the typical token spectrum at ``T' = 1`` (see above); default ``None``: the limit.
+    n_tokens : int
+        Tokens drawn in all (default ``16000``; at least two blocks).
+    block : int, optional
+        Tokens per draw, even; default ``max(500, 48 T')`` (``T'`` nonzero weights): the bias of
+        a finite block grows with ``T' / block``.
+    n_atoms : int
+        Atoms of the grouped measures (default ``100``).
+    seed : int
+        Seed of the draws (default ``0``).
+
+    Attributes
+    ----------
+    delta, gamma, kappa, alpha, sigma_w : float
+    w, R : ndarray
+    d : int or None
+    n_nonzero : int
+        ``T'``.
+    perron : tuple of float or None
+        ``(tau, w_1)`` of the uncentered ``m`` (``None`` at ``T' = 1``).
+    beta_onset : float
+        Smallest ``beta`` (with ``b = beta + delta``) for which the equation has a solution.
+    """
+
+    def __init__(self, delta: float, gamma: float, w: ArrayLike, R: ArrayLike, *,
+                 d: int | None = None, n_tokens: int = 16000, block: int | None = None,
+                 n_atoms: int = 100, seed: int = 0) -> None:
+        from .spectrum import bulk_edges, token_rank_fraction
+        self.delta = _checks.positive("delta", delta)
+        self.gamma = _checks.positive("gamma", gamma)
+        self.R = _checks.correlation(R)
+        self.w = _checks.weights(w, T=self.R.shape[0])
+        self.kappa, self.alpha, self.sigma_w = _kappa(self.w), _alpha(self.w, self.R), _sigma_w(self.w)
+        self.n_nonzero = int(np.count_nonzero(self.w))
+        n_tokens = _checks.integer("n_tokens", n_tokens, minimum=100)
+        n_atoms = _checks.integer("n_atoms", n_atoms, minimum=10)
+        seed = _checks.integer("seed", seed, minimum=0)
+        if block is None:
+            block = 2 * max(250, 24 * self.n_nonzero)
+        block = _checks.integer("block", block, minimum=4 * self.n_nonzero, even=True)
+        if block < 20:
+            raise ValueError(f"block must be at least 20 tokens, got {block}")
+        self.d = None if d is None else _checks.integer("d", d, minimum=2)
+        c = 1.0 / self.delta
+        ratio = self.delta / self.gamma
+        if self.n_nonzero == 1:
+            from scipy.stats import poisson
+            kk = np.arange(1, int(ratio + 12.0 * np.sqrt(ratio) + 40.0))
+            if self.d is not None:       # the count classes reached by half a token or more of V = d/delta
+                kk = kk[poisson.sf(kk - 1, ratio) * self.d / self.delta >= 0.5]
+            t = self.gamma * self.kappa * kk
+            p = poisson.pmf(kk, ratio)
+            r = p.copy()
+            self.perron = None
+        else:
+            rng = np.random.default_rng(seed)
+            n_blocks = max(2, int(round(n_tokens / block)))
+            N = max(2, int(round(ratio * block)))
+            ts, rs, taus, w1s = [], [], [], []
+            for _ in range(n_blocks):
+                tb, rb, tau, w1 = _spike_block(block, N, self.w, self.R, self.gamma, rng)
+                ts.append(tb)
+                rs.append(rb)
+                taus.append(tau)
+                w1s.append(w1)
+            tt, rr = np.concatenate(ts), np.concatenate(rs) / n_blocks
+            order = np.argsort(tt)
+            tt, rr = tt[order], rr[order]
+            h0 = 1.0 - token_rank_fraction(self.n_nonzero, self.n_nonzero * ratio)
+            t, counts, r = _compress(tt, n_atoms, 0, weights=rr)
+            p = (1.0 - h0) * counts / counts.sum()
+            t = t * self.kappa * self.delta / float(t @ p)            # exact mean of nu_M
+            r = r * self.alpha * self.delta / max(float(t @ r), 1e-300)   # exact mean of rho_s
+            self.perron = (float(np.mean(taus)), float(np.mean(w1s)))
+        self._t, self._p, self._r, self._c = t, p, r, c
+        self._U = float(t.max() * (1.0 + np.sqrt(c)) ** 2)
+        edge = bulk_edges(self.delta, self.gamma, self.kappa)[1]
+        lo, mid = 0.5 * self.kappa, 3.0 * edge
+        self._x = np.union1d(np.linspace(lo, mid, 1200), np.geomspace(mid, mid * 1e5, 400))
+        self._H = self._H_of(self._x)[0]
+        top = _top_branch(self._H.real)
+        self._branch = top
+        hmax = float(self._H.real[top])
+        self.beta_onset = self.delta / hmax if hmax > 0 else math.inf
+
+    def __repr__(self) -> str:
+        return (f"FiniteTSpike(delta={self.delta!r}, gamma={self.gamma!r}, w={self.w.tolist()!r}, "
+                f"R={self.R.tolist()!r})")
+
+    # -- the functions of the equation --------------------------------------------------
+    def _H_of(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(H, H', G)`` at ``x + i0`` (``eta = 1e-9 U``)."""
+        from .spectrum import _silverstein_solve
+        x = np.asarray(x, dtype=float)
+        t, p, r, c = self._t, self._p, self._r, self._c
+        G = _silverstein_solve(x, 1e-9 * self._U, t, p, c, self._U)
+        q = t / (1.0 - np.multiply.outer(G, t))
+        F, Fp = q @ r, (q * q) @ r
+        dzdG = -1.0 / G**2 + c * ((q * q) @ p)
+        return G * F, (F + G * Fp) / dzdG, G
+
+    def H(self, x: ArrayLike) -> np.ndarray:
+        """``H(x) = G(x) F_s(G(x))`` at ``x + i0`` (complex; vectorized over real ``x > 0``)."""
+        xx = _checks.real_array("x", x, allow_inf=False)
+        if np.any(xx <= 0):
+            raise ValueError("x must be > 0")
+        return self._H_of(xx.ravel())[0].reshape(xx.shape)
+
+    def _root(self, level: float) -> float | None:
+        """Largest ``x`` with ``Re H(x) = level`` on the decreasing top branch, or ``None``."""
+        h = self._H.real
+        i0 = self._branch
+        if not level < h[i0]:
+            return None
+        tail = h[i0:]
+        j = i0 + int(np.flatnonzero(tail > level)[-1])
+        if j == h.size - 1:
+            raise ValueError("the signal eigenvalue lies beyond the computed range (beta too large)")
+        return brentq(lambda x: float(self._H_of(np.array([x]))[0][0].real) - level,
+                      self._x[j], self._x[j + 1], xtol=1e-12 * self._x[j + 1], rtol=1e-12)
+
+    def outlier(self, spike_norm2: float) -> tuple[float | None, float, float]:
+        """``(x, eta, width)`` for a signal spike ``b = ||mu + Delta||^2``: the location, the squared
+        cosine with ``u_tilde`` and ``|Im H / Re H|`` at ``x`` (``(None, 0, 0)`` without a solution)."""
+        b = _checks.nonnegative("spike_norm2", spike_norm2)
+        if b <= self.delta:
+            return None, 0.0, 0.0
+        x = self._root(self.delta / (b - self.delta))
+        if x is None:
+            return None, 0.0, 0.0
+        Hx, Hp, G = (v[0] for v in self._H_of(np.array([x])))
+        eta = float((-G * (1.0 + Hx) ** 2 * self.delta / (b * Hp)).real)
+        return float(x), min(1.0, max(0.0, eta)), float(abs(Hx.imag / Hx.real))
+
+    def width(self, beta: float) -> float:
+        """``|Im H / Re H|`` at the predicted signal eigenvalue for ``b = beta + delta`` (``0``
+        without one): how much the signal eigenvector mixes with the bulk there."""
+        beta = _checks.nonnegative("beta", beta)
+        return self.outlier(beta + self.delta)[2]
+
+    def curve(self, beta: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+        """Signal eigenvalue and squared cosine with ``u = mu / ||mu||`` for each ``beta``
+        (``b = beta + delta``; ``nan`` location and ``0`` alignment where there is no solution)."""
+        bb = _checks.real_array("beta", beta, allow_inf=False)
+        if np.any(bb < 0):
+            raise ValueError("beta must be >= 0")
+        loc = np.full(bb.shape, np.nan)
+        ov = np.zeros(bb.shape)
+        for idx in np.ndindex(bb.shape):
+            b = float(bb[idx])
+            x, eta, _ = self.outlier(b + self.delta)
+            if x is not None:
+                loc[idx] = x
+                ov[idx] = eta * b / (b + self.delta)
+        return loc, ov
+
+    def mean_outlier(self) -> tuple[float | None, float]:
+        """Vocabulary-mean outlier of the uncentered ``S`` and the squared cosine of its
+        eigenvector with ``zbar``: ``(None, 0)`` without one (at ``T' = 1``, or when ``tau`` is
+        not above the computed ``nu_M`` or ``G = 1/tau`` is not on the physical branch)."""
+        if self.perron is None:
+            return None, 0.0
+        tau, w1 = self.perron
+        t, p, c = self._t, self._p, self._c
+        if tau <= t.max():
+            return None, 0.0
+        G1 = 1.0 / tau
+        q = t / (1.0 - G1 * t)
+        slope = 1.0 - c * G1**2 * float((q * q) @ p)      # -G^2 dz/dG
+        if slope <= 0:
+            return None, 0.0
+        return float(tau + c * float(q @ p)), min(1.0, w1 * slope)
+
+    def predict(self, beta: float, *, centered: bool = True, spike_norm2: float | None = None,
+                delta_norm2: float | None = None) -> Prediction:
+        """The fixed-``T`` prediction as a :class:`Prediction` (see :func:`finite_T_spike`)."""
+        beta = _checks.nonnegative("beta", beta)
+        centered = _checks.flag("centered", centered)
+        pop = predict(self.delta, self.gamma, self.w, self.R, beta, centered=True,
+                      spike_norm2=spike_norm2, delta_norm2=delta_norm2)
+        b, frac, _ = _realized(beta, self.delta, True, delta_norm2, spike_norm2, None)
+        x, eta, _ = self.outlier(b)
+        m_out, m_ov = (None, 0.0) if centered else self.mean_outlier()
+        return Prediction(
+            delta=self.delta, gamma=self.gamma, beta=beta, centered=bool(centered), finite_table=True,
+            kappa=self.kappa, alpha=self.alpha, sigma_w=self.sigma_w, theta=self.alpha * b,
+            snr=self.alpha * b / self.kappa, bulk_edge=math.inf,
+            population_outlier=pop.population_outlier, population_overlap=pop.population_overlap,
+            sample_outlier=x, sample_overlap=eta, overlap=eta * frac,
+            mean_outlier=m_out, mean_overlap=m_ov)
+
+
+def _top_branch(h: np.ndarray) -> int:
+    """Index of the maximum of ``h`` from which ``h`` decreases to the end of the grid."""
+    return int(np.argmax(h))
+
+
+_SPIKE_CACHE: dict = {}
+
+
+def finite_T_spike(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, beta: float, *,
+                   centered: bool = True, spike_norm2: float | None = None,
+                   delta_norm2: float | None = None, **options) -> Prediction:
+    """The signal eigenvalue of ``S`` at fixed ``T`` (:class:`FiniteTSpike`, cached by its arguments).
+
+    The exact-in-``T`` counterpart of :func:`predict` (``finite_table=True``), derived in this
+    book (chapter 3, conjecture ``conj-fixed-T-spike``): ``sample_outlier`` solves
+    ``G(x) F_s(G(x)) = delta / (||mu + Delta||^2 - delta)`` and ``overlap`` is the squared cosine of
+    its eigenvector with ``mu / ||mu||``.
+
+    Parameters
+    ----------
+    delta, gamma : float
+        ``d/V > 0`` and ``d/N > 0``.
+    w : array_like, shape (T,)
+        Pooling weights (not all zero).
+    R : array_like, shape (T, T)
+        Positional sign correlation.
+    beta : float
+        Signal strength ``||mu||^2 >= 0``.
+    centered : bool
+        Centered ``S`` (default) or the paper's uncentered ``S`` (adds ``mean_outlier``).
+    spike_norm2, delta_norm2 : float, optional
+        Realized ``||mu + Delta||^2`` and ``||Delta||^2`` of a table, as in :func:`predict`.
+    **options
+        ``d``, ``n_tokens``, ``block``, ``n_atoms``, ``seed`` of :class:`FiniteTSpike` (``d`` gives
+        the typical token spectrum at that dimension when ``T' = 1``).
+
+    Returns
+    -------
+    Prediction
+        ``sample_outlier`` (``None`` without a solution) and ``overlap`` as in :func:`predict`;
+        ``sample_overlap`` is the squared cosine with ``u_tilde = (mu + Delta)/||mu + Delta||``
+        (one stage: there is no separate sample transition here); ``population_outlier`` and
+        ``population_overlap`` are those of the population stage (``N -> infinity``), which do not
+        depend on ``T`` beyond ``kappa`` and ``alpha``; ``bulk_edge`` is ``inf`` (the fixed-``T``
+        bulk has no right edge); ``mean_outlier`` and ``mean_overlap`` (uncentered) from the
+        Perron eigenvalue of ``d M``.
+    """
+    return fixed_T_spike_model(delta, gamma, w, R, **options).predict(
+        beta, centered=centered, spike_norm2=spike_norm2, delta_norm2=delta_norm2)
+
+
+def fixed_T_spike_model(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, **options) -> FiniteTSpike:
+    """The cached :class:`FiniteTSpike` of these arguments (built once, about a second at ``T' <= 8``)."""
+    delta = _checks.positive("delta", delta)
+    gamma = _checks.positive("gamma", gamma)
+    R = _checks.correlation(R)
+    w = _checks.weights(w, T=R.shape[0])
+    key = (delta, gamma, tuple(w.tolist()), tuple(map(tuple, R.tolist())), tuple(sorted(options.items())))
+    if key not in _SPIKE_CACHE:
+        _SPIKE_CACHE[key] = FiniteTSpike(delta, gamma, w, R, **options)
+    return _SPIKE_CACHE[key]
+
+
+__all__ += ["fixed_T_spike_model"]

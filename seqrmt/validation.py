@@ -113,7 +113,7 @@ __all__ = [
     "ATLAS_GRID",
     "Tolerance",
     "atlas_correlation",
-        "atlas_betas",
+    "atlas_betas",
     "kolmogorov_distance",
     "atlas",
     "judge",
@@ -130,6 +130,7 @@ __all__ = [
     "bulk_vs_T",
     "spikes_vs_T",
     "fixed_T_bulk_above",
+    "fixed_T_spike_check",
     "scaling_rates",
     "fit_rate",
     "to_csv",
@@ -1456,3 +1457,65 @@ def atlas_hours(d: int, cores: int, rows: Iterable[Mapping] | None = None, *, se
     blocks = len(ATLAS_GRID["delta"]) * len(ATLAS_GRID["gamma"]) * len(ATLAS_GRID["R"])
     total = seeds * min(t_seed) * cell(d) / cell(800)
     return total / min(cores, blocks * seeds) / 3600.0
+
+
+def _spike_unit(d: int, V: int, N: int, w: tuple, R: np.ndarray, betas: tuple, seed: int) -> list:
+    """``(lambda_1, overlap_1, ||mu + Delta||^2)`` for each ``beta`` of one table and token draw."""
+    out = []
+    for _, beta, _, lam, U, info in _spectra(d, V, N, R, {"w": np.asarray(w)}, {"w": list(betas)},
+                                             [True], seed, n_top=1):
+        spike2 = info["delta_norm2"] + 2.0 * math.sqrt(beta) * float(info["Delta"][0]) + beta
+        out.append((float(lam[0]), float(U[0, 0] ** 2), spike2))
+    return out
+
+
+def fixed_T_spike_check(d: int, delta: float, gamma: float, w: ArrayLike, R: ArrayLike,
+                        betas: Sequence[float], seeds: int = 32, *, seed0: int = 3000,
+                        progress: bool = False, executor=None) -> list[dict]:
+    """The top eigenvalue of the centered ``S`` and its alignment, simulated and predicted at fixed ``T``.
+
+    For each ``beta``, ``seeds`` tables (seeds ``seed0, seed0 + 1, ...``; every ``beta`` uses the
+    same tables and tokens) at dimension ``d`` give the mean and standard error of the mean
+    of ``lambda_1`` and of the squared cosine of its eigenvector with ``mu / ||mu||``.  Each row
+    holds them with the fixed-``T`` prediction (:func:`seqrmt.finite_T_spike` with this ``d``: at
+    ``T' = 1`` the typical token spectrum at ``d``), the large-``T``
+    one (:func:`seqrmt.predict`, ``finite_table=True``) and the expected number of eigenvalues
+    of the fixed-``T`` bulk above the fixed-``T`` prediction at this ``d``
+    (:func:`fixed_T_bulk_above`; the prediction describes ``lambda_1`` when it is small).
+
+    Returns
+    -------
+    list of dict
+        One row per ``beta``: ``beta``, ``n``, ``lambda_sim``, ``lambda_sem``, ``overlap_sim``,
+        ``overlap_sem``, ``lambda_fixed_T``, ``overlap_fixed_T``, ``lambda_large_T``,
+        ``overlap_large_T``, ``bulk_above`` (``nan`` location where there is no prediction).
+    """
+    from .spikes import finite_T_spike
+    d = _checks.integer("d", d, minimum=2)
+    delta = _checks.positive("delta", delta)
+    gamma = _checks.positive("gamma", gamma)
+    R = _checks.correlation(R)
+    w = _checks.weights(w, T=R.shape[0])
+    seeds = _checks.integer("seeds", seeds, minimum=2)
+    seed0 = _checks.integer("seed0", seed0, minimum=0)
+    bs = tuple(_checks.nonnegative("beta", b) for b in betas)
+    if not bs:
+        raise ValueError("betas must not be empty")
+    V, N = sizes(d, delta, gamma)
+    tasks = [(d, V, N, tuple(w.tolist()), R, bs, seed0 + s) for s in range(seeds)]
+    res = np.array(_run_units(_spike_unit, tasks, executor, progress, "fixed-T spike"))  # (seeds, n_beta, 3)
+    rows = []
+    for j, beta in enumerate(bs):
+        lam, ov = res[:, j, 0], res[:, j, 1]
+        pf = finite_T_spike(delta, gamma, w, R, beta, d=d)
+        pl = predict(delta, gamma, w, R, beta)
+        loc_f = np.nan if pf.sample_outlier is None else pf.sample_outlier
+        rows.append(dict(
+            d=d, delta=delta, gamma=gamma, T=int(w.size), beta=beta, n=seeds,
+            lambda_sim=float(lam.mean()), lambda_sem=float(lam.std(ddof=1) / math.sqrt(seeds)),
+            overlap_sim=float(ov.mean()), overlap_sem=float(ov.std(ddof=1) / math.sqrt(seeds)),
+            lambda_fixed_T=float(loc_f), overlap_fixed_T=pf.overlap,
+            lambda_large_T=np.nan if pl.sample_outlier is None else pl.sample_outlier,
+            overlap_large_T=pl.overlap,
+            bulk_above=fixed_T_bulk_above(delta, gamma, w, loc_f, d) if pf.sample_outlier else np.nan))
+    return rows

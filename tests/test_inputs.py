@@ -229,6 +229,17 @@ bad("FiniteTBulkLaw", "d", "expected_above zero", lambda: sr.finite_T_bulk(0.5, 
 bad("BulkLaw", "x", "tail_mass NaN", lambda: sr.BulkLaw(0.5, 0.5).tail_mass(NAN))
 bad("BulkLaw", "d", "expected_above non-integer", lambda: sr.BulkLaw(0.5, 0.5).expected_above(1.0, 2.5))
 
+bad("finite_T_spike", "beta", "negative", lambda: sr.finite_T_spike(0.5, 0.5, W, np.eye(W.size), -1.0))
+bad("finite_T_spike", "R", "wrong size", lambda: sr.finite_T_spike(0.5, 0.5, W, np.eye(2), 1.0))
+bad("finite_T_spike", "spike_norm2", "NaN", lambda: sr.finite_T_spike(0.5, 0.5, [1.0], np.eye(1), 1.0, spike_norm2=NAN))
+bad("fixed_T_spike_model", "delta", "zero", lambda: sr.fixed_T_spike_model(0.0, 0.5, [1.0], np.eye(1)))
+bad("fixed_T_spike_model", "d", "one", lambda: sr.fixed_T_spike_model(0.5, 0.5, [1.0], np.eye(1), d=1))
+bad("FiniteTSpike", "block", "odd", lambda: sr.FiniteTSpike(0.5, 0.5, [0.5, 0.5], np.eye(2), block=501))
+bad("FiniteTSpike", "n_atoms", "too few", lambda: sr.FiniteTSpike(0.5, 0.5, [1.0], np.eye(1), n_atoms=3))
+bad("FiniteTSpike", "x", "H at zero", lambda: sr.fixed_T_spike_model(0.5, 0.5, [1.0], np.eye(1)).H(0.0))
+bad("FiniteTSpike", "beta", "curve NaN", lambda: sr.fixed_T_spike_model(0.5, 0.5, [1.0], np.eye(1)).curve([NAN]))
+bad("FiniteTSpike", "spike_norm2", "outlier negative", lambda: sr.fixed_T_spike_model(0.5, 0.5, [1.0], np.eye(1)).outlier(-1.0))
+
 # --- spikes ---------------------------------------------------------------------
 bad("spike_curve", "theta", "negative", lambda: sr.spike_curve(-1.0, 0.5, 0.5))
 bad("spike_curve", "theta", "NaN", lambda: sr.spike_curve([1.0, NAN], 0.5, 0.5))
