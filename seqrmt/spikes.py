@@ -670,7 +670,12 @@ class FiniteTSpike:
     **No edge, no sharp threshold.**  The fixed-``T`` bulk has no right edge, so ``x`` lies
     inside its support, where the density is small: ``H(x + i0)`` has an imaginary part, and the
     signal eigenvector mixes with the bulk eigenvectors near ``x``.  The prediction is that of
-    the real part; :meth:`width` gives ``|Im H / Re H|`` at the root.  It describes the signal
+    the real part; :meth:`width` gives ``|Im H / Re H|`` at the root, and no signal eigenvalue is
+    predicted where it exceeds ``max_width`` (the root then lies in a part of the bulk with a
+    density, as in the bumps of the bulk at ``T' = 1``, one per count of draws of a token).
+    Exactly, the spectral measure of ``S`` in the direction ``u`` has the Stieltjes transform
+    ``G(z) / (1 - beta H(z) / delta)``: an atom of mass ``eta`` at ``x`` when ``x`` is in a gap of the
+    bulk, a narrow peak of that mass when the density there is small.  It describes the signal
     eigenvalue at dimension ``d`` when few bulk eigenvalues lie near it: compare
     ``finite_T_bulk(delta, gamma, w).expected_above(x, d)`` with ``1``.  The equation has a
     solution from :attr:`beta_onset` on (the maximum of ``Re H`` on the computed grid); near
@@ -705,6 +710,9 @@ class FiniteTSpike:
         Atoms of the grouped measures (default ``100``).
     seed : int
         Seed of the draws (default ``0``).
+    max_width : float
+        Largest ``|Im H / Re H|`` at the root for which a signal eigenvalue is predicted (default
+        ``0.05``; see :meth:`outlier`).
 
     Attributes
     ----------
@@ -721,7 +729,7 @@ class FiniteTSpike:
 
     def __init__(self, delta: float, gamma: float, w: ArrayLike, R: ArrayLike, *,
                  d: int | None = None, n_tokens: int = 16000, block: int | None = None,
-                 n_atoms: int = 100, seed: int = 0) -> None:
+                 n_atoms: int = 100, seed: int = 0, max_width: float = 0.05) -> None:
         from .spectrum import bulk_edges, token_rank_fraction
         self.delta = _checks.positive("delta", delta)
         self.gamma = _checks.positive("gamma", gamma)
@@ -738,6 +746,7 @@ class FiniteTSpike:
         if block < 20:
             raise ValueError(f"block must be at least 20 tokens, got {block}")
         self.d = None if d is None else _checks.integer("d", d, minimum=2)
+        self.max_width = _checks.positive("max_width", max_width)
         c = 1.0 / self.delta
         ratio = self.delta / self.gamma
         if self.n_nonzero == 1:
@@ -803,31 +812,75 @@ class FiniteTSpike:
             raise ValueError("x must be > 0")
         return self._H_of(xx.ravel())[0].reshape(xx.shape)
 
+    def _roots(self, levels: np.ndarray) -> np.ndarray:
+        """Largest ``x`` with ``Re H(x) = level`` on the decreasing top branch (``nan`` where there is
+        none), for every level at once: the bracketing grid cell, then safeguarded Newton steps
+        (bisection when a step leaves the cell), all levels in one solve per step."""
+        h, xg, i0 = self._H.real, self._x, self._branch
+        levels = np.asarray(levels, dtype=float)
+        out = np.full(levels.shape, np.nan)
+        ok = levels < h[i0]
+        if not ok.any():
+            return out
+        tail = h[i0:]
+        # last grid point above the level (tail[-1] is the smallest value of the tail)
+        above = tail[None, :] > levels[ok][:, None]
+        j = i0 + tail.size - 1 - np.argmax(above[:, ::-1], axis=1)
+        if np.any(j >= h.size - 1):
+            raise ValueError("the signal eigenvalue lies beyond the computed range (beta too large)")
+        lo, hi, lev = xg[j], xg[j + 1], levels[ok]
+        x = lo + (hi - lo) * (h[j] - lev) / (h[j] - h[j + 1])
+        for _ in range(60):
+            Hx, Hp, _ = self._H_of(x)
+            f = Hx.real - lev
+            lo = np.where(f > 0, x, lo)
+            hi = np.where(f > 0, hi, x)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                step = x - f / Hp.real
+            inside = np.isfinite(step) & (step > lo) & (step < hi)
+            new = np.where(inside, step, 0.5 * (lo + hi))
+            done = np.abs(new - x) <= 1e-12 * np.abs(x)
+            x = new
+            if done.all():
+                break
+        out[ok] = x
+        return out
+
     def _root(self, level: float) -> float | None:
         """Largest ``x`` with ``Re H(x) = level`` on the decreasing top branch, or ``None``."""
-        h = self._H.real
-        i0 = self._branch
-        if not level < h[i0]:
-            return None
-        tail = h[i0:]
-        j = i0 + int(np.flatnonzero(tail > level)[-1])
-        if j == h.size - 1:
-            raise ValueError("the signal eigenvalue lies beyond the computed range (beta too large)")
-        return brentq(lambda x: float(self._H_of(np.array([x]))[0][0].real) - level,
-                      self._x[j], self._x[j + 1], xtol=1e-12 * self._x[j + 1], rtol=1e-12)
+        x = float(self._roots(np.array([level]))[0])
+        return None if math.isnan(x) else x
+
+    def _outliers(self, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Vectorized :meth:`outlier`: ``(x, eta, width)`` arrays (``nan`` location without one)."""
+        b = np.asarray(b, dtype=float)
+        x = np.full(b.shape, np.nan)
+        eta, width = np.zeros(b.shape), np.zeros(b.shape)
+        pos = b > self.delta
+        if pos.any():
+            x[pos] = self._roots(self.delta / (b[pos] - self.delta))
+        has = ~np.isnan(x)
+        if has.any():
+            Hx, Hp, G = self._H_of(x[has])
+            wd = np.abs(Hx.imag / Hx.real)
+            e = (-G * (1.0 + Hx) ** 2 * self.delta / (b[has] * Hp)).real
+            width[has] = wd
+            keep = wd <= self.max_width            # inside the bulk: no eigenvalue of its own
+            xs = x[has]
+            xs[~keep] = np.nan
+            x[has] = xs
+            eta[has] = np.where(keep, np.clip(e, 0.0, 1.0), 0.0)
+        return x, eta, width
 
     def outlier(self, spike_norm2: float) -> tuple[float | None, float, float]:
         """``(x, eta, width)`` for a signal spike ``b = ||mu + Delta||^2``: the location, the squared
-        cosine with ``u_tilde`` and ``|Im H / Re H|`` at ``x`` (``(None, 0, 0)`` without a solution)."""
+        cosine with ``u_tilde`` and ``|Im H / Re H|`` at ``x``; ``(None, 0, 0)`` without a solution and
+        ``(None, 0, width)`` when the solution lies where the bulk has a density (``width`` above
+        :attr:`max_width`): the signal then spreads over the bulk eigenvectors near ``x`` and no
+        eigenvalue carries it alone."""
         b = _checks.nonnegative("spike_norm2", spike_norm2)
-        if b <= self.delta:
-            return None, 0.0, 0.0
-        x = self._root(self.delta / (b - self.delta))
-        if x is None:
-            return None, 0.0, 0.0
-        Hx, Hp, G = (v[0] for v in self._H_of(np.array([x])))
-        eta = float((-G * (1.0 + Hx) ** 2 * self.delta / (b * Hp)).real)
-        return float(x), min(1.0, max(0.0, eta)), float(abs(Hx.imag / Hx.real))
+        x, eta, width = (float(v[0]) for v in self._outliers(np.array([b])))
+        return (None if math.isnan(x) else x), eta, width
 
     def width(self, beta: float) -> float:
         """``|Im H / Re H|`` at the predicted signal eigenvalue for ``b = beta + delta`` (``0``
@@ -841,15 +894,9 @@ class FiniteTSpike:
         bb = _checks.real_array("beta", beta, allow_inf=False)
         if np.any(bb < 0):
             raise ValueError("beta must be >= 0")
-        loc = np.full(bb.shape, np.nan)
-        ov = np.zeros(bb.shape)
-        for idx in np.ndindex(bb.shape):
-            b = float(bb[idx])
-            x, eta, _ = self.outlier(b + self.delta)
-            if x is not None:
-                loc[idx] = x
-                ov[idx] = eta * b / (b + self.delta)
-        return loc, ov
+        loc, eta, _ = self._outliers(bb.ravel() + self.delta)
+        ov = eta * bb.ravel() / (bb.ravel() + self.delta)
+        return loc.reshape(bb.shape), ov.reshape(bb.shape)
 
     def mean_outlier(self) -> tuple[float | None, float]:
         """Vocabulary-mean outlier of the uncentered ``S`` and the squared cosine of its
@@ -920,7 +967,7 @@ def finite_T_spike(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, beta:
     spike_norm2, delta_norm2 : float, optional
         Realized ``||mu + Delta||^2`` and ``||Delta||^2`` of a table, as in :func:`predict`.
     **options
-        ``d``, ``n_tokens``, ``block``, ``n_atoms``, ``seed`` of :class:`FiniteTSpike` (``d`` gives
+        ``d``, ``n_tokens``, ``block``, ``n_atoms``, ``seed``, ``max_width`` of :class:`FiniteTSpike` (``d`` gives
         the typical token spectrum at that dimension when ``T' = 1``).
 
     Returns
@@ -944,6 +991,10 @@ def fixed_T_spike_model(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, 
     gamma = _checks.positive("gamma", gamma)
     R = _checks.correlation(R)
     w = _checks.weights(w, T=R.shape[0])
+    if options.get("d") is not None:
+        _checks.integer("d", options["d"], minimum=2)
+    if options.get("d") is not None and np.count_nonzero(w) > 1:
+        options = dict(options, d=None)          # d only matters at T' = 1
     key = (delta, gamma, tuple(w.tolist()), tuple(map(tuple, R.tolist())), tuple(sorted(options.items())))
     if key not in _SPIKE_CACHE:
         _SPIKE_CACHE[key] = FiniteTSpike(delta, gamma, w, R, **options)

@@ -131,6 +131,7 @@ __all__ = [
     "spikes_vs_T",
     "fixed_T_bulk_above",
     "fixed_T_spike_check",
+    "load_fixed_T_spike",
     "scaling_rates",
     "fit_rate",
     "to_csv",
@@ -1389,6 +1390,14 @@ def load_finite_size_large() -> tuple[list[dict], dict]:
     """The finite-size table to ``d = 3200`` for three settings (``seqrmt/data/finite_size_large.csv``,
     written by ``python benchmarks/atlas.py --large`` through the executor path)."""
     return _load("finite_size_large.csv")
+
+
+def load_fixed_T_spike() -> tuple[list[dict], dict]:
+    """The signal eigenvalue at fixed ``T`` simulated against both predictions
+    (``seqrmt/data/fixed_T_spike.csv``, written by ``python benchmarks/fixed_T_spike.py``: rows of
+    :func:`fixed_T_spike_check` for mean pooling over ``T = 1, 2, 3`` positions at ``delta = gamma = 0.5``,
+    ``d = 800``, 32 tables, with ``ratio = beta / beta_c`` and ``beta_c`` the large-``T`` threshold)."""
+    return _load("fixed_T_spike.csv")
 
 
 def load_cost() -> tuple[list[dict], dict]:

@@ -42,6 +42,8 @@ CALLS = {
     "spikes_centering": lambda fs: srp.spikes_centering(d=80),
     "spikes_vs_beta": lambda fs: srp.spikes_vs_beta(d=60, seeds=(0,), sim_betas=(1.0,)),
     "spikes_phase_diagram": lambda fs: srp.spikes_phase_diagram(n=20),
+    "spikes_fixed_T": lambda fs: srp.spikes_fixed_T(Ts=(2,)),
+    "spikes_fixed_T_limit": lambda fs: srp.spikes_fixed_T_limit(Ts=(2, 3)),
     "weights_profiles": lambda fs: srp.weights_profiles(),
     "weights_markov_profile": lambda fs: srp.weights_markov_profile(),
     "weights_rayleigh": lambda fs: srp.weights_rayleigh(n_random=100),

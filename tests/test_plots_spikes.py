@@ -5,6 +5,7 @@ from matplotlib.figure import Figure
 
 import seqrmt as sr
 import seqrmt.plots as srp
+import seqrmt.validation as sv
 
 
 def _labels(ax):
@@ -190,3 +191,20 @@ def test_spikes_phase_diagram_bad_input():
         srp.spikes_phase_diagram(plane="kappa")
     with pytest.raises(ValueError, match="n"):
         srp.spikes_phase_diagram(n=2)
+
+
+def test_spikes_fixed_T_marks_the_strengths_without_a_clear_prediction():
+    rows = sv.load_fixed_T_spike()[0]
+    fig = srp.spikes_fixed_T(rows=rows, Ts=(1, 2))
+    axes = fig.axes
+    assert len(axes) == 4 and "fixed-T" in fig.seqrmt_alt
+    # T = 1: the strengths without a fixed-T signal eigenvalue are drawn hollow
+    n_hollow = sum(1 for r in rows if r["T"] == 1 and not r["bulk_above"] <= 0.2)
+    assert n_hollow >= 3 and f"at {n_hollow} of 8 strengths" in fig.seqrmt_alt
+
+
+def test_spikes_fixed_T_bad_input():
+    with pytest.raises(ValueError, match="no rows"):
+        srp.spikes_fixed_T(rows=sv.load_fixed_T_spike()[0], Ts=(5,))
+    with pytest.raises(ValueError, match="ratio_max"):
+        srp.spikes_fixed_T_limit(ratio_max=0.5)

@@ -25,7 +25,7 @@ from ._style import (IDEAL_COLOR, MEAN_SPIKE_COLOR, SIM_COLOR, THEORY_COLOR, fig
                      finish, fmt, set_alt)
 
 __all__ = ["spikes_spectrum", "spikes_centering", "spikes_vs_beta",
-           "spikes_phase_diagram"]
+           "spikes_phase_diagram", "spikes_fixed_T", "spikes_fixed_T_limit"]
 
 _WEIGHT_NAMES = ("mean", "causal", "optimal")
 _EDGE_COLOR = "#777777"
@@ -382,3 +382,124 @@ def spikes_phase_diagram(*, plane: str = "gamma", delta: float = 0.5, gamma: flo
            f"and from {first_beta(-1)} at {ylab_txt.split(' ')[0]} = {fmt(y[-1], 2)}; solid lines are the "
            "exact thresholds" + (", dashed the idealized ones, to their left." if ideal else "."))
     return set_alt(fig, alt)
+
+
+def spikes_fixed_T(*, rows=None, Ts=(1, 2), beta_max_ratio: float = 3.2):
+    """The signal eigenvalue at fixed ``T``: prediction against simulation as ``beta`` grows.
+
+    One column per ``T`` (mean pooling over independent positions; the settings of
+    :func:`seqrmt.validation.load_fixed_T_spike`, whose rows are used when ``rows`` is None):
+    top, the top eigenvalue of the centered ``S``; bottom, the squared cosine of its eigenvector
+    with ``mu / ||mu||``.  Solid: the fixed-``T`` prediction (:func:`seqrmt.finite_T_spike`, at
+    ``T' = 1`` with the typical token spectrum at the rows' ``d``); dashed: the large-``T``
+    formula (:func:`seqrmt.predict`); points: simulated means with two standard errors.
+    Hollow points: strengths without a fixed-``T`` signal eigenvalue (below the onset, or a root
+    inside a part of the bulk with a density), or with more than ``0.2`` bulk eigenvalues expected
+    above it at that ``d`` (the top eigenvalue need not be the signal one).
+    """
+    from ..validation import load_fixed_T_spike
+    from ..spikes import fixed_T_spike_model
+    from ..attention import mean_weights
+    if rows is None:
+        rows = load_fixed_T_spike()[0]
+    rows = list(rows)
+    Ts = [_checks.integer("T", T) for T in Ts]
+    beta_max_ratio = _checks.positive("beta_max_ratio", beta_max_ratio)
+    fig, axes = figure(len(Ts), 2, width=3.4 * len(Ts), height=7.0)
+    axes = np.asarray(axes).reshape(2, len(Ts))
+    alt = []
+    for j, T in enumerate(Ts):
+        rs = sorted((r for r in rows if r["T"] == T), key=lambda r: r["beta"])
+        if not rs:
+            raise ValueError(f"no rows for T = {T}")
+        delta, gamma, d, bc = rs[0]["delta"], rs[0]["gamma"], int(rs[0]["d"]), rs[0]["beta_c"]
+        w, R = mean_weights(T), np.eye(T)
+        model = fixed_T_spike_model(delta, gamma, w, R, d=d)
+        betas = np.linspace(0.8 * bc, beta_max_ratio * bc, 160)
+        loc_f, ov_f = model.curve(betas)
+        big = [predict(delta, gamma, w, R, b) for b in betas]
+        loc_l = np.array([np.nan if p.sample_outlier is None else p.sample_outlier for p in big])
+        ov_l = np.array([p.overlap for p in big])
+        ax1, ax2 = axes[0, j], axes[1, j]
+        ax1.plot(betas, loc_f, color=THEORY_COLOR, lw=1.8, label="fixed $T$")
+        ax1.plot(betas, loc_l, color=IDEAL_COLOR, lw=1.6, ls="--", label="large $T$")
+        ax2.plot(betas, ov_f, color=THEORY_COLOR, lw=1.8, label="fixed $T$")
+        ax2.plot(betas, ov_l, color=IDEAL_COLOR, lw=1.6, ls="--", label="large $T$")
+        clear = [r for r in rs if r["bulk_above"] <= 0.2]        # nan (no prediction) is not clear
+        crowded = [r for r in rs if not r["bulk_above"] <= 0.2]
+        for group, face, lab in ((clear, SIM_COLOR, f"simulation ($d={d}$, {int(rs[0]['n'])} tables)"),
+                                 (crowded, "white", "simulation, no clear signal eigenvalue predicted")):
+            if not group:
+                continue
+            b = [r["beta"] for r in group]
+            ax1.errorbar(b, [r["lambda_sim"] for r in group], [2 * r["lambda_sem"] for r in group], fmt="o",
+                         color=SIM_COLOR, mfc=face, mec="k", mew=0.6, capsize=3, label=lab, zorder=5)
+            ax2.errorbar(b, [r["overlap_sim"] for r in group], [2 * r["overlap_sem"] for r in group], fmt="o",
+                         color=SIM_COLOR, mfc=face, mec="k", mew=0.6, capsize=3, label=lab, zorder=5)
+        for ax in (ax1, ax2):
+            ax.axvline(bc, color=IDEAL_COLOR, ls=":", lw=1)
+            ax.set_xlim(betas[0], betas[-1])
+        ax2.set_ylim(-0.02, 1.0)
+        finish(ax1, ylabel=r"top eigenvalue $\lambda_1(S_c)$" if j == 0 else None,
+               title=f"$T={T}$, mean pooling, $\\delta={delta:g}$, $\\gamma={gamma:g}$", legend=False)
+        finish(ax2, xlabel=r"signal strength $\beta=\|\mu\|^2$",
+               ylabel=r"$|\hat u_1^\top u|^2$" if j == 0 else None, legend=False)
+        gap_f = max(abs(r["overlap_sim"] - r["overlap_fixed_T"]) for r in clear)
+        gap_l = max(abs(r["overlap_sim"] - r["overlap_large_T"]) for r in clear)
+        alt.append(f"T = {T}: the simulated alignments lie within {fmt(gap_f, 2)} of the fixed-T curve and up to "
+                   f"{fmt(gap_l, 2)} from the large-T curve, which is higher near the threshold "
+                   f"(dotted line, β = {fmt(bc)}); at {len(crowded)} of {len(rs)} strengths (hollow points) no "
+                   "signal eigenvalue is predicted, or bulk eigenvalues are expected above it.")
+    handles, labels = {}, {}
+    for ax in axes.ravel():                      # one legend for all panels, below them
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, h)
+    fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncols=2,
+               fontsize="small", frameon=False)
+    return set_alt(fig, f"{2 * len(Ts)} panels: top row the top eigenvalue, bottom row its alignment with μ, "
+                        f"against β, one column per sequence length, with the fixed-T prediction (solid), the "
+                        f"large-T formula (dashed) and simulations with two standard errors. " + " ".join(alt))
+
+
+def spikes_fixed_T_limit(*, Ts=(1, 2, 4, 8, 16), delta: float = 0.5, gamma: float = 0.5,
+                         ratio_max: float = 3.0):
+    """The fixed-``T`` alignment tends to the large-``T`` one as ``T`` grows.
+
+    Mean pooling over ``T`` independent positions, so that ``theta / theta_c`` at a given
+    ``beta / beta_c`` is the same for every ``T`` and the large-``T`` alignment
+    (:func:`seqrmt.predict`) is one curve; one solid curve per ``T`` for the fixed-``T``
+    alignment (:func:`seqrmt.finite_T_spike`), against ``beta / beta_c``.
+    """
+    from ..spikes import fixed_T_spike_model
+    from ..attention import mean_weights
+    from matplotlib import colormaps
+    Ts = [_checks.integer("T", T) for T in Ts]
+    if not Ts:
+        raise ValueError("Ts must not be empty")
+    ratio_max = _checks.positive("ratio_max", ratio_max)
+    if ratio_max <= 1:
+        raise ValueError(f"ratio_max must be > 1, got {ratio_max}")
+    ratios = np.linspace(0.9, ratio_max, 120)
+    fig, ax = figure(1, 1, width=6.4, height=3.8)
+    cmap = colormaps["viridis"]
+    gaps = []
+    for i, T in enumerate(Ts):
+        w, R = mean_weights(T), np.eye(T)
+        bc = critical_beta(delta, gamma, w, R)
+        _, ov = fixed_T_spike_model(delta, gamma, w, R).curve(ratios * bc)
+        ov_l = np.array([predict(delta, gamma, w, R, r * bc).overlap for r in ratios])
+        has = ov > 0                      # where a fixed-T signal eigenvalue is predicted
+        gaps.append(float(np.max(np.abs(ov - ov_l)[has])) if has.any() else float("nan"))
+        ax.plot(ratios, ov, color=cmap(i / max(1, len(Ts) - 1) * 0.9), lw=1.6, label=f"fixed $T={T}$")
+    ax.plot(ratios, ov_l, color="k", lw=1.4, ls="--", label="large $T$ (every $T$)")
+    ax.set_xlim(ratios[0], ratios[-1])
+    ax.set_ylim(-0.02, 0.8)
+    finish(ax, xlabel=r"$\beta/\beta_c$ (large-$T$ sample threshold $\beta_c$)",
+           ylabel=r"$|\hat u^\top u|^2$ predicted",
+           title=f"mean pooling, independent positions, $\\delta={delta:g}$, $\\gamma={gamma:g}$")
+    return set_alt(fig, "Predicted alignment of the signal eigenvector with μ against β over the large-T threshold, "
+                        "one solid curve per sequence length T = " + ", ".join(map(str, Ts))
+                   + ", and the large-T curve (dashed, the same for every T). The largest gap between a "
+                     "fixed-T curve and the large-T curve, where the fixed-T one predicts a signal eigenvalue, is "
+                   + ", ".join(f"{fmt(g, 2)} at T = {T}" for T, g in zip(Ts, gaps))
+                   + ": the fixed-T curves approach the large-T one as T grows.")
