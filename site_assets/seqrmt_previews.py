@@ -14,6 +14,12 @@ reader hovers over or focuses such a link, and shows the statement in a ``role="
 link's ``aria-describedby``: it stays while the pointer is over the link or the box,
 and Escape dismisses it (WCAG 1.4.13).  Nothing is fetched from another host, and
 nothing is loaded before the first hover or focus.
+
+Why not sphinx-tippy (PyPI, 0.4.3): it loads Popper and Tippy from unpkg.com by default (they
+would have to be vendored from npm), it collects the tips while pages are rendered, before
+this site typesets its math, so a tip would carry raw TeX that only a MathJax in the browser
+(``MathJax.typesetPromise``) could typeset, and Escape needs a Tippy plugin.  Its Wikipedia,
+DOI and Read the Docs tips fetch from the network at build time (``requests``).
 """
 
 from __future__ import annotations

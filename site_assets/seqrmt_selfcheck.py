@@ -37,6 +37,12 @@ feedback.  In other formats (the PDF) a question is printed as a boxed question 
 options, and a last section of the chapter, "Answers to the self-checks", gives each answer
 with its explanation.  A missing glue key, an answer that is not an option, or a
 misconception whose value is within the tolerance of the answer fails the build.
+
+Why not jupyterquiz (PyPI, 2.9.6.4): its questions are a JavaScript output of a code cell
+with answers typed in JSON (not glued from ``seqrmt``); its script has no ARIA attribute or
+live region, and its answers are clickable ``<div>``s; it typesets math in the browser and
+loads MathJax from jsdelivr when the page has none (the site has none: its math is typeset
+at build time); and a JavaScript output prints nothing in the PDF.
 """
 
 from __future__ import annotations
