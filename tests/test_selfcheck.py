@@ -10,7 +10,7 @@ and ``glue``; here those cells run on their own, and
   them apart otherwise), and every choice has at least one wrong option with its
   explanation;
 * the numeric answers agree with closed forms derived independently of ``seqrmt``;
-* the answers stored in the last build's executed notebooks (``_build/jupyter_execute``),
+* the answers stored by the last build (``_build/jupyter_execute/book/<chapter>.glue.json``),
   which the site shows, are those the package computes now.
 """
 from __future__ import annotations
@@ -127,22 +127,17 @@ def test_numeric_answers_match_closed_forms() -> None:
 
 
 def _stored_glue(executed: Path) -> dict:
-    out = {}
-    for cell in json.loads(executed.read_text(encoding="utf-8"))["cells"]:
-        for output in cell.get("outputs", []):
-            meta = output.get("metadata", {}).get("scrapbook", {})
-            if meta.get("name"):
-                text = output.get("data", {}).get(GLUE_PREFIX + "text/plain")
-                text = text if text is not None else output.get("data", {}).get("text/plain")
-                if text is not None:
-                    out[meta["name"]] = ast.literal_eval("".join(text) if isinstance(text, list) else text)
-    return out
+    """The values glued by the last build's execution (myst-nb's ``<notebook>.glue.json``)."""
+    data = json.loads(executed.with_suffix(".glue.json").read_text(encoding="utf-8"))
+    return {key: ast.literal_eval(entry["data"]["text/plain"]) for key, entry in data.items()
+            if "text/plain" in entry.get("data", {})}
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=[p.stem for p in CHAPTERS])
 def test_stored_answers_are_the_package_answers(path: Path) -> None:
     executed = EXECUTED / path.name
-    if not executed.is_file() or executed.stat().st_mtime < path.stat().st_mtime:
+    glued = executed.with_suffix(".glue.json")
+    if not glued.is_file() or glued.stat().st_mtime < path.stat().st_mtime:
         pytest.skip(f"no executed copy of {path.name} newer than the notebook (build the book first)")
     stored = _stored_glue(executed)
     for key, value in answers(path).items():
