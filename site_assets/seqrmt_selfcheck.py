@@ -346,7 +346,13 @@ def _static_question(node: self_check) -> tuple[nodes.Node, list[nodes.Node]]:
 
 
 def _static_doctree(app: Any, doctree: nodes.document) -> None:
-    """Outside HTML: questions as boxes, their answers in a last section of the chapter."""
+    """Outside HTML: questions as boxes, their answers in a last section of the chapter.
+
+    Done when the page is read, so it is in the doctrees that builder pickles: the PDF
+    is built in a folder of its own (``scripts/build_pdf.sh``), never sharing its doctrees
+    with the HTML build.  (On the resolved tree the LaTeX builder assembles for the whole
+    book, sphinx-jupyterbook-latex has moved the chapters' sections out of their
+    ``start_of_file`` nodes, so the end of a chapter can no longer be found there.)"""
     if getattr(app.builder, "format", "") == "html":
         return
     found = list(doctree.findall(self_check))
