@@ -87,13 +87,10 @@
       return;
     }
     var right = chosen.value === box.getAttribute("data-answer");
-    var label = box.querySelector('label[for="' + chosen.id + '"]');
-    var name = label ? label.textContent.replace(/\s+/g, " ").trim() : chosen.value;
     var blocks = [feedbackFor(box, chosen.value)];
     if (right) blocks.push(feedbackFor(box, "correct"));
     else blocks.push(feedbackFor(box, "otherwise"));
     show(box, right ? "right" : "wrong", right ? "Right." : "Not quite. Try again.", blocks);
-    if (label) label.setAttribute("data-label", name);
   }
 
   function init() {
