@@ -52,7 +52,9 @@ templates hard-code:
   it defeats ``content-visibility`` (``static/seqrmt/site.css``).  Its check is routed to
   ``window.seqrmtWatchScrollable`` (``static/seqrmt/site.js``), which does the same once
   each box is laid out (a ``ResizeObserver``); the build fails if the theme's code no
-  longer matches.
+  longer matches.  So that a keyboard user does not depend on that check, every code
+  cell, output and table container is a named tab stop in the HTML already
+  (:func:`focusable_scroll_boxes`).
 """
 
 from __future__ import annotations
@@ -238,7 +240,33 @@ def rewrite_html(html: str, page: Path, *, is_search_page: bool, search_as_you_t
     # visible text is not its name (axe label-content-name-mismatch, WCAG 2.5.3).
     html = _SUMMARY_LABEL.sub(r"\1", html)
     html = _fix_citation_lists(html)
+    html = focusable_scroll_boxes(html)
     return html
+
+
+_SCROLL_BOX = re.compile(r'class="cell_(input|output)\b|<pre>|<div class="pst-scrollable-table-container">')
+
+
+def focusable_scroll_boxes(html: str) -> str:
+    """Code cells, outputs and wide tables as tab stops with a name, in the HTML itself.
+
+    The theme makes a box that scrolls sideways a tab stop only once it is laid out
+    (``static/seqrmt/site.js``, which also takes the stop away from a box that does not
+    scroll); a keyboard user, or axe-core run right after load
+    (``scrollable-region-focusable``), must not depend on that.  Every ``<pre>`` (named
+    "Code" or "Output" after the cell part it is in) and every table container ("Table")
+    gets ``tabindex="0"``, ``role="group"`` and an ``aria-label``."""
+    part = ["Code"]
+
+    def repl(m: re.Match) -> str:
+        if m.group(1):
+            part[0] = "Code" if m.group(1) == "input" else "Output"
+            return m.group(0)
+        if m.group(0) == "<pre>":
+            return f'<pre tabindex="0" role="group" aria-label="{part[0]}">'
+        return ('<div class="pst-scrollable-table-container" tabindex="0" role="group" '
+                'aria-label="Table">')
+    return _SCROLL_BOX.sub(repl, html)
 
 
 def _build_finished(app: Any, exception: Exception | None) -> None:
