@@ -637,19 +637,19 @@ class FiniteTSpike:
     the outliers of such a perturbation, with the deterministic equivalents of the two
     resolvents, gives for the signal eigenvalue ``x`` the equation
 
-        ``H(x) = G(x) F_s(G(x)) = delta / (b - delta)``,  ``F_s(G) = int t / (1 - t G) drho_s(t)``,
+        ``H(x) = G(x) Gamma_s(G(x)) = delta / (b - delta)``,  ``Gamma_s(G) = int t / (1 - t G) dnu_s(t)``,
 
     with ``b = ||mu + Delta||^2`` (``-> beta + delta``), ``G`` the Stieltjes transform of the
     fixed-``T`` bulk (:class:`seqrmt.FiniteTBulkLaw`; Silverstein's equation with the
-    spectrum ``nu_M`` of ``m = d M``) and ``rho_s`` the spectral measure of ``m`` in the direction
+    spectrum ``nu_M`` of ``m = d M``) and ``nu_s`` the spectral measure of ``m`` in the direction
     of the class vector ``s / sqrt(V)`` (mass ``(s^T q_i)^2 / V`` at each eigenvalue ``t_i``).
     The squared cosine of its eigenvector with ``u_tilde = (mu + Delta) / ||mu + Delta||`` is
 
         ``eta = -G(x) (1 + H(x))^2 / (b H'(x) / delta)``,
 
     and with ``u = mu / ||mu||`` it is ``eta`` times ``cos^2(u_tilde, u)`` (``-> beta / (beta + delta)``).
-    With ``b = beta + delta`` the equation is ``beta G F_s(G) / delta = 1``.  As ``T`` grows
-    with spread weights ``rho_s`` concentrates on the spike of ``m`` along ``s`` and the result
+    With ``b = beta + delta`` the equation is ``beta G Gamma_s(G) / delta = 1``.  As ``T`` grows
+    with spread weights ``nu_s`` concentrates on the spike of ``m`` along ``s`` and the result
     tends to the two-stage formula of :func:`predict` (``finite_table=True``).
 
     The uncentered ``S`` has a second outlier, from the Perron eigenvalue ``tau`` of ``m``
@@ -658,7 +658,7 @@ class FiniteTSpike:
     with squared cosine ``w_1 (1 - c int (t/tau)^2 / (1 - t/tau)^2 dnu_M(t))`` to ``zbar``.  At
     ``T' = 1`` (one nonzero weight) ``m`` is diagonal and there is no such outlier.
 
-    **What is computed.**  ``nu_M`` and ``rho_s`` have no closed form at fixed ``T`` (a sparse
+    **What is computed.**  ``nu_M`` and ``nu_s`` have no closed form at fixed ``T`` (a sparse
     random Gram matrix); they are computed from independent draws of the token matrix of
     ``block`` tokens (``n_tokens`` in all, fixed ``seed``; tokens within a sequence distinct),
     with eigenvectors, grouped into ``n_atoms`` atoms of equal ``nu_M`` mass that carry both
@@ -685,7 +685,7 @@ class FiniteTSpike:
     atoms, one per count ``k`` of draws of a token, of mass ``P(Poisson(delta/gamma) = k)``; in a
     table of ``V = d/delta`` tokens the counts that fewer than half a token reach on average
     (``V P(K >= k) < 1/2``) are typically absent, and the bumps of the bulk they create are
-    empty.  With ``d`` those counts are left out of ``nu_M`` and ``rho_s`` (the typical token
+    empty.  With ``d`` those counts are left out of ``nu_M`` and ``nu_s`` (the typical token
     spectrum at that ``d``, a finite-size refinement checked against simulations, not a limit).
     At ``T' >= 2`` the computed measures are already grouped in atoms of mass ``1/n_atoms``, far
     above ``1/V``, and ``d`` changes nothing.
@@ -776,7 +776,7 @@ class FiniteTSpike:
             t, counts, r = _compress(tt, n_atoms, 0, weights=rr)
             p = (1.0 - h0) * counts / counts.sum()
             t = t * self.kappa * self.delta / float(t @ p)            # exact mean of nu_M
-            r = r * self.alpha * self.delta / max(float(t @ r), 1e-300)   # exact mean of rho_s
+            r = r * self.alpha * self.delta / max(float(t @ r), 1e-300)   # exact mean of nu_s
             self.perron = (float(np.mean(taus)), float(np.mean(w1s)))
         self._t, self._p, self._r, self._c = t, p, r, c
         self._U = float(t.max() * (1.0 + np.sqrt(c)) ** 2)
@@ -806,7 +806,7 @@ class FiniteTSpike:
         return G * F, (F + G * Fp) / dzdG, G
 
     def H(self, x: ArrayLike) -> np.ndarray:
-        """``H(x) = G(x) F_s(G(x))`` at ``x + i0`` (complex; vectorized over real ``x > 0``)."""
+        """``H(x) = G(x) Gamma_s(G(x))`` at ``x + i0`` (complex; vectorized over real ``x > 0``)."""
         xx = _checks.real_array("x", x, allow_inf=False)
         if np.any(xx <= 0):
             raise ValueError("x must be > 0")
@@ -949,7 +949,7 @@ def finite_T_spike(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, beta:
 
     The exact-in-``T`` counterpart of :func:`predict` (``finite_table=True``), derived in this
     book (chapter 3, conjecture ``conj-fixed-T-spike``): ``sample_outlier`` solves
-    ``G(x) F_s(G(x)) = delta / (||mu + Delta||^2 - delta)`` and ``overlap`` is the squared cosine of
+    ``G(x) Gamma_s(G(x)) = delta / (||mu + Delta||^2 - delta)`` and ``overlap`` is the squared cosine of
     its eigenvector with ``mu / ||mu||``.
 
     Parameters
