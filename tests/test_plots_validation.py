@@ -152,7 +152,7 @@ def test_bulk_T_plots_both_distances(fs_rows):
 
 
 def test_spikes_T_plots_the_errors(fs_rows):
-    axes = _check(srp.validation_spikes_T(rows=fs_rows))
+    axes = _check(srp.validation_spikes_T(rows=fs_rows, fixed_T=False))
     sp = [r for r in fs_rows if r["study"] == "spikes_T"]
     for ax, q in zip(axes, ("lambda_signal", "overlap_signal")):
         drawn = np.sort(np.concatenate([np.asarray(c.lines[0].get_ydata(), dtype=float) for c in ax.containers]))
@@ -162,6 +162,22 @@ def test_spikes_T_plots_the_errors(fs_rows):
         np.testing.assert_allclose(drawn, exp, rtol=1e-12)
     with pytest.raises(ValueError, match="spikes_T"):
         srp.validation_spikes_T(rows=[r for r in fs_rows if r["study"] == "scaling"])
+
+
+def test_spikes_T_plots_the_fixed_T_errors_too(fs_rows):
+    """With fixed_T the hollow markers are the errors against sr.finite_T_spike at the rows' d."""
+    axes = _check(srp.validation_spikes_T(rows=fs_rows))
+    sp = [r for r in fs_rows if r["study"] == "spikes_T"]
+    for ax, q in zip(axes, ("lambda_signal", "overlap_signal")):
+        hollow = [c for c in ax.containers if c.lines[0].get_markerfacecolor() == "white"]
+        drawn = np.sort(np.concatenate([np.asarray(c.lines[0].get_ydata(), dtype=float) for c in hollow]))
+        exp = []
+        for r in (r for r in sp if r["quantity"] == q):
+            p = sr.finite_T_spike(r["delta"], r["gamma"], sr.mean_weights(r["T"]), np.eye(r["T"]), r["beta"],
+                                  d=int(r["d"]))
+            pred = p.sample_outlier if q.startswith("lambda") else p.overlap
+            exp.append((r["empirical"] - pred) / (pred if q.startswith("lambda") else 1.0))
+        np.testing.assert_allclose(drawn, np.sort(exp), rtol=1e-12)
 
 
 @pytest.mark.parametrize("T", [1, 4])

@@ -12,12 +12,12 @@ from matplotlib.lines import Line2D
 
 from .. import _checks
 from .. import validation as _v
-from ..attention import alpha, kappa, named_weights
+from ..attention import alpha, kappa, mean_weights, named_weights
 from ..model import sizes
 from ..spectrum import BulkLaw
 from ..spikes import critical_beta, predict, spike_curve
 from ._style import (IDEAL_COLOR, MEAN_SPIKE_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS,
-                     figure, finish, fmt, set_alt)
+                     figure, finish, fmt, plain_text, set_alt)
 
 __all__ = [
     "validation_table","validation_atlas", "validation_ideal", "validation_mean_spike",
@@ -351,35 +351,56 @@ def validation_bulk_T(*, rows=None):
                         f"colour per T, with a 1/d reference. At d = {ds[-1]}: " + per_T + ".")
 
 
-def validation_spikes_T(*, rows=None):
+def validation_spikes_T(*, rows=None, fixed_T: bool = True):
     """The spike formulas at short sequence lengths (study ``spikes_T`` of
     :func:`seqrmt.validation.spikes_vs_T`): relative error of the signal eigenvalue
     (left) and error of its squared cosine with ``mu`` (right) against ``T``, one marker
     per ``theta / theta_c``, bars ``+- t * sem`` (Student quantile, 99 %), grey bands the
-    absolute tolerances of :class:`seqrmt.validation.Tolerance`."""
+    absolute tolerances of :class:`seqrmt.validation.Tolerance`.  Filled markers: against the
+    large-``T`` formulas (:func:`seqrmt.predict`, the stored ``predicted``); with ``fixed_T``,
+    hollow markers: against the fixed-``T`` prediction (:func:`seqrmt.finite_T_spike` with the
+    rows' ``d``)."""
+    from ..spikes import finite_T_spike
     rows = [r for r in _fs_rows(rows) if r.get("study") == "spikes_T"]
     if not rows:
         raise ValueError("rows contain no spikes_T study")
+    fixed_T = _checks.flag("fixed_T", fixed_T)
     tol = _v.Tolerance()
-    fig, axes = figure(2, 1, width=8.4, height=3.4)
+    fig, axes = figure(2, 1, width=8.4, height=3.6)
     ratios = sorted({round(r["ratio"], 6) for r in rows})
     worst = []
     markers = ["o", "^", "s", "D"]
+
+    def fixed(r, q):
+        p = finite_T_spike(r["delta"], r["gamma"], mean_weights(r["T"]), _v.atlas_correlation(r["R"], r["T"]),
+                           r["beta"], d=int(r["d"]))
+        return p.sample_outlier if q.startswith("lambda") else p.overlap
+
+    theories = [("predicted", "large $T$", False)] + ([("fixed", "fixed $T$", True)] if fixed_T else [])
     for ax, q in zip(axes, ("lambda_signal", "overlap_signal")):
-        for j, rt in enumerate(ratios):
-            s = sorted((r for r in rows if r["quantity"] == q and round(r["ratio"], 6) == rt),
-                       key=lambda r: r["T"])
-            scale = [r["predicted"] if q.startswith("lambda") else 1.0 for r in s]
-            y = [(r["empirical"] - r["predicted"]) / c for r, c in zip(s, scale)]
-            e = [tol.quantile(r["n"]) * r["sem"] / c for r, c in zip(s, scale)]
-            ax.errorbar([r["T"] * (1 + 0.06 * (j - 0.5)) for r in s], y, yerr=e, fmt=markers[j % 4],
-                        color=SIM_COLOR if j else THEORY_COLOR, ms=5, capsize=2,
-                        label=rf"$\theta/\theta_c = {rt:g}$")
+        errs = {}
+        for k, (key, name, hollow) in enumerate(theories):
+            for j, rt in enumerate(ratios):
+                s = sorted((r for r in rows if r["quantity"] == q and round(r["ratio"], 6) == rt),
+                           key=lambda r: r["T"])
+                pred = [r["predicted"] if key == "predicted" else fixed(r, q) for r in s]
+                if any(p is None for p in pred):
+                    keep = [i for i, p in enumerate(pred) if p is not None]
+                    s, pred = [s[i] for i in keep], [pred[i] for i in keep]
+                scale = [p if q.startswith("lambda") else 1.0 for p in pred]
+                y = [(r["empirical"] - p) / c for r, p, c in zip(s, pred, scale)]
+                e = [tol.quantile(r["n"]) * r["sem"] / c for r, c in zip(s, scale)]
+                errs.setdefault(name, []).extend(zip([r["T"] for r in s], y))
+                col = SIM_COLOR if j else THEORY_COLOR
+                ax.errorbar([r["T"] * (1 + 0.05 * (2 * k + j - 1.5)) for r in s], y, yerr=e, fmt=markers[j % 4],
+                            color=col, mfc="white" if hollow else col, ms=5, capsize=2,
+                            label=rf"{name}, $\theta/\theta_c = {rt:g}$")
         band = tol.eig_rtol if q.startswith("lambda") else tol.overlap_atol
-        errs = [(r["T"], (r["empirical"] - r["predicted"]) / (r["predicted"] if q.startswith("lambda") else 1.0))
-                for r in rows if r["quantity"] == q]
-        t_w, e_w = max(errs, key=lambda te: abs(te[1])) if errs else (0, 0.0)
-        worst.append(f"largest error {fmt(e_w, 2)} (at T = {t_w}), band ±{fmt(band)}")
+        parts = []
+        for name, te in errs.items():
+            t_w, e_w = max(te, key=lambda x: abs(x[1])) if te else (0, 0.0)
+            parts.append(f"{plain_text(name)}: largest error {fmt(e_w, 2)} (at T = {t_w})")
+        worst.append("; ".join(parts) + f"; band ±{fmt(band)}")
         ax.axhspan(-band, band, color="0.88", zorder=0)
         ax.axhline(0, color=THEORY_COLOR, lw=0.8)
         ax.set_xscale("log", base=2)
@@ -388,9 +409,12 @@ def validation_spikes_T(*, rows=None):
         ax.set_xticklabels([str(t) for t in Ts])
         ax.minorticks_off()
     finish(axes[0], xlabel="sequence length $T$",
-           ylabel=r"$(\lambda^{\rm sim} - \lambda^{\rm th}) / \lambda^{\rm th}$", title="signal eigenvalue")
+           ylabel=r"$(\lambda^{\rm sim} - \lambda^{\rm th}) / \lambda^{\rm th}$", title="signal eigenvalue",
+           legend=False)
     finish(axes[1], xlabel="sequence length $T$", ylabel=r"$|\hat u^\top u|^2$: sim $-$ theory",
-           title=r"squared cosine with $\mu$")
+           title=r"squared cosine with $\mu$", legend=False)
+    handles, labels = axes[1].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=len(handles), fontsize="small", frameon=False)
     r0 = rows[0]
     fig.suptitle(rf"spike formulas at short $T$ ($d = {r0['d']}$, {r0['n']} seeds, $R = I$, mean pooling, "
                  rf"$\delta = {r0['delta']:.2g}$, $\gamma = {r0['gamma']:.2g}$)", fontsize="medium")
@@ -398,6 +422,8 @@ def validation_spikes_T(*, rows=None):
                         + ", ".join(str(t) for t in sorted({r['T'] for r in rows}))
                         + f" (d = {r0['d']}, {r0['n']} seeds, R = I, mean pooling, δ = {fmt(r0['delta'], 2)}, "
                           f"γ = {fmt(r0['gamma'], 2)}), one marker per θ/θc = " + ", ".join(fmt(x) for x in ratios)
+                        + (", filled against the large-T formulas, hollow against the fixed-T prediction" if fixed_T
+                           else "")
                         + ". Left: relative error of the signal eigenvalue, " + worst[0]
                         + ". Right: error of the squared cosine with μ, " + worst[1] + ".")
 
