@@ -15,7 +15,7 @@
  * 4. when a cell runs, every earlier cell that has not run yet runs first, in order (the
  *    set-up code included), so that any cell can be edited and run at once.
  *
- * <div class="seqrmt-livecode" data-seqrmt-livecode="off|loading|connecting|ready|error"> tells the
+ * <div class="seqrmt-livecode" data-seqrmt-livecode="off|loading|connecting|running|ready|error"> tells the
  * state (the tests wait on it); its status region (role="status") says it in words.
  * The static widgets of the page stay as they are (rendered by widgets.js); a cell run in
  * the kernel shows its new output, live ipywidgets included, through thebe's own widget
@@ -125,6 +125,20 @@
     });
   }
 
+  /* thebe's widget manager fetches RequireJS from cdnjs before it renders any widget (its
+     URL is written in the bundle): that one request goes to the vendored copy instead. */
+  function vendorRequireJs() {
+    if (window.fetch.seqrmtVendored) return;
+    const cdn = "https://cdnjs.cloudflare.com/ajax/libs/require.js/";
+    const fetch = window.fetch.bind(window);
+    const vendored = (input, init) => {
+      const url = typeof input === "string" ? input : (input && input.url) || "";
+      return fetch(url.startsWith(cdn) ? thebeBase + "require.js" : input, init);
+    };
+    vendored.seqrmtVendored = true;
+    window.fetch = vendored;
+  }
+
   let readyText = "";
 
   async function start() {
@@ -132,9 +146,16 @@
     started = true;
     button.setAttribute("aria-disabled", "true");
     say("loading", "Loading the live-code tools…");
+    let local = null;
+    const failed = (message) => local
+      ? `Could not start a kernel on the local server (${message}). ` +
+        "Is `python -m seqrmt.live` still running? Reload the page to try again."
+      : `Could not start a kernel on mybinder.org (${message}). Reload the page to try again ` +
+        "later, or run the book on your computer: `python -m seqrmt.live` (see How to run it).";
     try {
-      const local = await localServer();
+      local = await localServer();
       if (!local && !data.binder) throw new Error("no kernel source: no local server and no Binder repository");
+      vendorRequireJs();
       await load("link", {rel: "stylesheet", href: thebeBase + "thebe.css"});
       await load("script", {src: thebeBase + "index.js"});
       if (!window.thebe || !window.thebe.bootstrap) throw new Error("thebe did not load");
@@ -143,11 +164,7 @@
       window.thebe.on("status", (_evt, d) => {
         if (!d) return;
         if (d.status === "error") {
-          say("error", local
-            ? `Could not start a kernel on the local server (${d.message || "no answer"}). ` +
-              "Is `python -m seqrmt.live` still running?"
-            : `Could not start a kernel on mybinder.org (${d.message || "no answer"}). ` +
-              "Try again later, or run the book on your computer: `python -m seqrmt.live`.");
+          say("error", failed(d.message || "no answer"));
         } else if (box.getAttribute("data-seqrmt-livecode") !== "ready" && d.status === "launching") {
           say("connecting", "Asking mybinder.org for a kernel: the first start of the book's " +
               "environment can take a few minutes; this page keeps working meanwhile.");
@@ -165,7 +182,10 @@
         mountRunAllButton: false,
         mountRestartButton: true,
         mountRestartAllButton: false,
-        kernelOptions: {name: "python3", path: data.path || "."},
+        kernelOptions: {kernelName: "python3", path: data.path || "/"},
+        // thebe would load MathJax 2 from a CDN to typeset LaTeX outputs: none (the book's
+        // code cells output text, figures and widgets; a LaTeX output shows as its source).
+        mathjaxUrl: "",
       };
       if (local) {
         Object.assign(options, {useBinder: false, serverSettings: {
@@ -182,7 +202,9 @@
       button.textContent = "Live code is on";
     } catch (err) {
       if (box.getAttribute("data-seqrmt-livecode") !== "error") {
-        say("error", `Live code could not start: ${err && err.message ? err.message : err}`);
+        const message = err && err.message ? err.message : String(err);
+        say("error", box.getAttribute("data-seqrmt-livecode") === "loading"
+          ? `Live code could not start: ${message}` : failed(message));
       }
       console.warn("seqrmt live code:", err);
     }
