@@ -8,10 +8,12 @@
 * :func:`run_standalone` executes one notebook top to bottom in a kernel of its own small
   environment layered on the readers' one (a virtual environment without packages whose
   ``.pth`` file adds the readers' ``site-packages``): its install cell finds no ``seqrmt``
-  and installs it with pip into that layer, from a copy of the repository named by
+  and installs it with pip into that layer, with its dependencies, from the source named by
   ``SEQRMT_INSTALL_SOURCE`` (the cell's only difference from Colab, where it installs from
-  the repository URL).  The layers keep the chapters independent (each installs
-  ``seqrmt`` itself) while the readers' packages are installed once.  The kernel sees no
+  the repository URL): a wheel that pip builds once per run from a copy of the repository
+  (building it in every chapter cost about 15 s each).  The layers keep the chapters
+  independent (each installs ``seqrmt`` itself) while the readers' packages are installed
+  once.  The kernel sees no
   ``PYTHONPATH`` and runs in a folder holding the notebook alone.
 """
 from __future__ import annotations
@@ -21,6 +23,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import uuid
 import venv
 from pathlib import Path
@@ -50,18 +53,26 @@ def _site_packages(env: Path) -> Path:
     return Path(out.stdout.strip())
 
 
-def create_readers_env() -> Path:
-    """The readers' environment of this test run (created once, under a lock)."""
+def create_readers_env() -> tuple[Path, Path]:
+    """The readers' environment of this test run and the seqrmt wheel built from a copy of
+    the repository (both made once per run, under a lock)."""
     WORK.mkdir(parents=True, exist_ok=True)
     env = WORK / "readers"
+    wheels = WORK / "wheel"
     stamp = WORK / "readers.run"
     with open(WORK / ".lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             if stamp.is_file() and stamp.read_text() == RUN_ID and (env / "bin" / "python").exists():
-                return env
-            shutil.rmtree(env, ignore_errors=True)
+                return env, next(wheels.glob("seqrmt-*.whl"))
+            for old in (env, wheels, WORK / "repository"):
+                shutil.rmtree(old, ignore_errors=True)
             stamp.unlink(missing_ok=True)
+            built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
+                                    "--wheel-dir", str(wheels), str(repository_copy(WORK / "repository"))],
+                                   capture_output=True, text=True)
+            if built.returncode != 0:
+                raise RuntimeError(f"building seqrmt from a copy of the repository failed:\n{built.stderr[-3000:]}")
             venv.EnvBuilder(with_pip=True).create(env)
             pip = [str(env / "bin" / "python"), "-m", "pip", "--disable-pip-version-check"]
             done = subprocess.run(pip + ["install", "--quiet", *readers_requirements()],
@@ -69,7 +80,7 @@ def create_readers_env() -> Path:
             if done.returncode != 0:
                 raise RuntimeError(f"pip install of the readers' packages failed:\n{done.stderr[-3000:]}")
             stamp.write_text(RUN_ID)
-            return env
+            return env, next(wheels.glob("seqrmt-*.whl"))
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
@@ -91,16 +102,16 @@ def layered_env(readers: Path, dest: Path) -> Path:
     return dest
 
 
-def run_standalone(notebook: Path, readers: Path, tmp: Path, timeout: int = 900) -> nbformat.NotebookNode:
+def run_standalone(notebook: Path, readers: Path, wheel: Path, tmp: Path,
+                   timeout: int = 900) -> nbformat.NotebookNode:
     """Execute ``notebook`` top to bottom in a fresh layer over ``readers`` (see the module
-    docstring); return the executed notebook, with a last cell that reports where
-    ``seqrmt`` came from."""
+    docstring), its install cell installing ``wheel``; return the executed notebook, with a
+    last cell that reports where ``seqrmt`` came from."""
     from jupyter_client import KernelManager
     from jupyter_client.kernelspec import KernelSpecManager
     from nbclient import NotebookClient
 
     env = layered_env(readers, tmp / "env")
-    source = repository_copy(tmp / "repository")
     folder = tmp / "alone"
     folder.mkdir()
     shutil.copy(notebook, folder / notebook.name)
@@ -111,7 +122,7 @@ def run_standalone(notebook: Path, readers: Path, tmp: Path, timeout: int = 900)
     spec.joinpath("kernel.json").write_text(json.dumps({
         "argv": [str(env / "bin" / "python"), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
         "display_name": "readers' environment", "language": "python",
-        "env": {"PYTHONPATH": "", "SEQRMT_INSTALL_SOURCE": str(source), "PIP_NO_INPUT": "1",
+        "env": {"PYTHONPATH": "", "SEQRMT_INSTALL_SOURCE": str(wheel), "PIP_NO_INPUT": "1",
                 "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}}))
     nb = nbformat.read(folder / notebook.name, as_version=4)
     probe = "import seqrmt, sys\nprint(sys.prefix)\nprint(seqrmt.__file__)"
@@ -132,8 +143,8 @@ def assert_installed_here(nb: nbformat.NotebookNode, tmp: Path) -> None:
         f"seqrmt was imported from {module}: the install cell did not install it into the fresh environment")
 
 
-def executes_alone(name: str, readers: Path, tmp: Path) -> None:
+def executes_alone(name: str, readers: tuple[Path, Path], tmp: Path) -> None:
     """The test of one chapter: it runs on its own, and its install cell installed seqrmt."""
-    nb = run_standalone(BOOK / name, readers, tmp)
+    nb = run_standalone(BOOK / name, *readers, tmp)
     assert_installed_here(nb, tmp)
 
