@@ -197,7 +197,7 @@
       if (!session) throw new Error(`no kernel session on ${where}`);
       runInOrder(notebook);
       readyText = `Live code is on (kernel on ${where}). Edit any code cell and run it with ` +
-        "its run button or Shift+Enter; the cells above it run first.";
+        "its run button or Shift+Enter (Esc leaves the editor); the cells above it run first.";
       say("ready", readyText);
       button.textContent = "Live code is on";
     } catch (err) {
