@@ -2,8 +2,9 @@
 """Set the public repository URL of the book in the one place it is defined.
 
 The URL is ``repository.url`` in ``_config.yml``; the launch buttons (Binder, repository)
-are built from it.  The README badge and ``CITATION.cff`` repeat it, so this script writes
-all three, and ``tests/test_repository_url.py`` checks that they agree.
+are built from it.  The README badge, ``CITATION.cff`` and the install cell at the top of
+each chapter notebook repeat it, so this script writes all of them, and
+``tests/test_repository_url.py`` checks that they agree.
 
     python scripts/set_repository_url.py https://github.com/<owner>/<name>
 """
@@ -32,7 +33,8 @@ def main(argv: list[str]) -> int:
         return 2
     new, old = argv[0].rstrip("/"), current()
     old_slug, new_slug = old.removeprefix("https://github.com/"), new.removeprefix("https://github.com/")
-    for name in ("_config.yml", "README.md", "CITATION.cff"):
+    notebooks = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "book").glob("*.ipynb"))
+    for name in ("_config.yml", "README.md", "CITATION.cff", *notebooks):
         path = ROOT / name
         text = path.read_text().replace(old, new).replace(f"/gh/{old_slug}/", f"/gh/{new_slug}/")
         path.write_text(text)

@@ -27,6 +27,11 @@ WIDGETS_MANAGER=@jupyter-widgets/base-manager@1.0.13
 ESBUILD=esbuild@0.28.2
 AXE=axe-core@4.11.0
 REVEAL=reveal.js@5.2.1
+# The "Live code" button (static/seqrmt/live.js): thebe's prebuilt bundle, loaded on a press only.
+THEBE=thebe@0.9.3
+# thebe's widget manager fetches RequireJS (the version it names) before it renders a widget;
+# live.js points that fetch at this copy.
+REQUIREJS=requirejs@2.3.6
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 dest="$root/site_assets/static/seqrmt/vendor"
@@ -47,15 +52,17 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
 cd "$tmp"
-npm pack --silent "$MATHJAX" "$REVEAL" "$AXE" >/dev/null
+npm pack --silent "$MATHJAX" "$REVEAL" "$AXE" "$THEBE" "$REQUIREJS" >/dev/null
 for t in *.tgz; do mkdir -p "${t%.tgz}" && tar xzf "$t" -C "${t%.tgz}"; done
 mj="$tmp/$(ls -d mathjax-*/ | head -1)package"
 ax="$tmp/$(ls -d axe-core-*/ | head -1)package"
 rv="$tmp/$(ls -d reveal.js-*/ | head -1)package"
+tb="$tmp/$(ls -d thebe-*/ | head -1)package"
+rq="$tmp/$(ls -d requirejs-*/ | head -1)package"
 
 rm -rf "$dest"
 mkdir -p "$dest/mathjax/input/tex/extensions" "$dest/mathjax/output/chtml/fonts" \
-         "$dest/widgets" "$dest/reveal/theme/fonts/source-sans-pro"
+         "$dest/widgets" "$dest/reveal/theme/fonts/source-sans-pro" "$dest/thebe"
 
 # MathJax: the combined TeX+MathML -> CommonHTML component, the TeX extensions it
 # autoloads on demand (\boldsymbol, \cancel, ...; all-packages.js is never
@@ -120,6 +127,14 @@ cp "$rv/dist/theme/white.css" "$dest/reveal/theme/"
 cp "$rv"/dist/theme/fonts/source-sans-pro/{source-sans-pro.css,LICENSE,*.woff} \
    "$dest/reveal/theme/fonts/source-sans-pro/"
 
+# thebe: lib/index.js and the chunks it loads on demand from its own folder (webpack's
+# automatic public path), its stylesheet and the licence notices of the bundled code; no
+# source maps.  The package has no LICENSE file: thebe is BSD-3-Clause (package.json).
+cp "$tb"/lib/*.js "$tb"/lib/*.LICENSE.txt "$tb/lib/thebe.css" "$dest/thebe/"
+cp "$rq/require.js" "$dest/thebe/require.js"   # MIT, licence in its header
+echo "thebe $(node -p "require('$tb/package.json').version"): $(node -p "require('$tb/package.json').license"), https://github.com/executablebooks/thebe" \
+  > "$dest/thebe/LICENSE.txt"
+
 {
   echo "mathjax $(node -p "require('$mj/package.json').version") (fonts, TeX extensions, tex-mml-chtml.js for the slides; build-time components in site_assets/mathjax/)"
   for pkg in @jupyter-widgets/base @jupyter-widgets/controls @jupyter-widgets/base-manager esbuild; do
@@ -127,5 +142,7 @@ cp "$rv"/dist/theme/fonts/source-sans-pro/{source-sans-pro.css,LICENSE,*.woff} \
   done
   echo "axe-core $(node -p "require('$ax/package.json').version") (tests/browser/vendor/, not served)"
   echo "reveal.js $(node -p "require('$rv/package.json').version")"
+  echo "thebe $(node -p "require('$tb/package.json').version") (thebe/, loaded by static/seqrmt/live.js on a press)"
+  echo "requirejs $(node -p "require('$rq/package.json').version") (thebe/require.js, for thebe's widget manager)"
 } > "$dest/VERSIONS.txt"
 du -sh "$dest"

@@ -65,7 +65,7 @@ def _single_threaded_blas():
 # ------------------------------------------------------------------ parallel runs (xdist)
 #: Test files whose tests take the longest (measured with ``--durations``); sent out right
 #: after the notebooks so that no long unit is left for the end of the run.
-SLOW_FILES = ("tests/test_binder_env.py", "tests/test_execution_cache.py", "tests/test_validation.py",
+SLOW_FILES = ("tests/test_standalone_a.py", "tests/test_standalone_b.py", "tests/test_binder_env.py", "tests/test_execution_cache.py", "tests/test_validation.py",
               "tests/test_experiments.py", "tests/test_learning.py", "tests/test_executor.py")
 #: Tests spread over the workers one by one (each worker has its own browser and server).
 SPREAD_DIRS = ("tests/browser/",)

@@ -1,0 +1,260 @@
+"""The "Live code" button of the chapter pages, in headless Chromium, against a kernel.
+
+``python -m seqrmt.live`` serves the built book and starts a Jupyter server (the fixture
+``live_server``, one per test process).  On every chapter page the test
+
+* checks that loading the page requested nothing of thebe and nothing from another host;
+* presses the button with the mouse, waits for the kernel (state ``ready`` of
+  ``.seqrmt-livecode``), types code into the first code cell (now an editor) and runs it with
+  the cell's run button, then finds the printed number and the figure in that cell's output.
+
+On one chapter the same is done with the keyboard only (Tab to the button, Enter, Tab into
+the editor, Shift+Enter).  On one chapter a ``live()`` explorer is run in the kernel and its
+slider moved: the figure changes.  Against the static server (no local kernel) the button
+asks mybinder.org: a waiting message, then a clear error when Binder cannot be reached
+(every non-local request is blocked here).  ``test_download_is_the_standalone_notebook``
+checks that the theme's download button serves the chapter's notebook byte for byte, the
+file that ``tests/test_standalone_*.py`` runs on its own.
+
+Every request to another host is blocked and reported; waits are on conditions.
+"""
+from __future__ import annotations
+
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+CHAPTERS = sorted(f"book/{p.stem}" for p in (ROOT / "book").glob("0[0-9]_*.ipynb"))
+KERNEL_TIMEOUT_MS = 180_000   # kernel start and the chapter's imports on a loaded machine
+RUN_TIMEOUT_MS = 180_000
+#: Code typed at the end of the first code cell: a number computed by seqrmt and a figure.
+TYPED = ("import matplotlib.pyplot as plt", "print('live kappa =', sr.kappa(sr.mean_weights(8)))",
+         "plt.plot([0, 1], [0, 1]); plt.show()")
+PRINTED = "live kappa = 0.125"
+LIVE_STATE = "() => document.querySelector('.seqrmt-livecode').getAttribute('data-seqrmt-livecode')"
+
+
+@pytest.fixture(scope="session")
+def live_server(built_site: Path) -> Iterator[str]:
+    """``python -m seqrmt.live`` on free ports; the book's base URL."""
+    cmd = [sys.executable, "-m", "seqrmt.live", "--no-browser", "--port", "0",
+           "--book", str(built_site), "--root", str(ROOT)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": os.environ.get("PYTHONPATH", str(ROOT))})
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
+    url = None
+    try:
+        while url is None:
+            try:
+                line = lines.get(timeout=120)
+            except queue.Empty:
+                break
+            if line.startswith("Book:"):
+                url = line.split()[1].rsplit("/", 1)[0]
+        if url is None:
+            proc.terminate()
+            pytest.fail(f"python -m seqrmt.live did not start:\n{proc.stderr.read()[-3000:]}", pytrace=False)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def _open(browser, base_url: str, page_name: str):
+    """A page with every non-local request blocked; returns (context, page, requests, external, errors)."""
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    host = urlsplit(base_url).hostname
+    requests: list[str] = []
+    external: list[str] = []
+    errors: list[str] = []
+
+    def route(r) -> None:
+        u = urlsplit(r.request.url)
+        if u.scheme in ("data", "blob") or u.hostname == host:
+            r.continue_()
+        else:
+            external.append(r.request.url)
+            r.abort("blockedbyclient")
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.on("request", lambda r: requests.append(r.url))
+    page.on("pageerror", lambda e: errors.append(f"uncaught exception: {e}"))
+    page.goto(f"{base_url}/{page_name}.html", wait_until="load", timeout=60_000)
+    return context, page, requests, external, errors
+
+
+def _wait_state(page, states: tuple[str, ...], timeout: int = KERNEL_TIMEOUT_MS) -> str:
+    page.wait_for_function(f"() => {list(states)!r}.includes(({LIVE_STATE})())", timeout=timeout)
+    return page.evaluate(LIVE_STATE)
+
+
+def _status(page) -> str:
+    return page.locator(".seqrmt-livecode-status").inner_text()
+
+
+def _check_output(page, cell_index: int = 0) -> None:
+    """The printed number and a loaded figure in the output of the first live cell."""
+    out = page.locator("[data-seqrmt-output]:not(.seqrmt-livecode-setup [data-seqrmt-output])").nth(cell_index)
+    out.locator(f"text={PRINTED}").wait_for(timeout=RUN_TIMEOUT_MS)
+    img = out.locator("img").last
+    img.wait_for(timeout=RUN_TIMEOUT_MS)
+    assert img.evaluate("i => i.complete && i.naturalWidth > 100"), "the figure did not load"
+
+
+def _type_into_first_cell(page) -> None:
+    page.keyboard.press("Control+End")
+    for line in TYPED:
+        page.keyboard.press("Enter")
+        page.keyboard.type(line)
+
+
+def _nothing_loaded_before_press(requests: list[str], external: list[str]) -> None:
+    assert not external, f"requests to other hosts before the button was pressed: {external[:3]}"
+    early = [u for u in requests if "vendor/thebe" in u or "_seqrmt_live" in u]
+    assert not early, f"live-code files fetched before the button was pressed: {early[:3]}"
+
+
+@pytest.mark.parametrize("page_name", CHAPTERS)
+def test_live_code_with_the_mouse(browser, live_server, page_name) -> None:
+    context, page, requests, external, errors = _open(browser, live_server, page_name)
+    try:
+        page.wait_for_load_state("networkidle", timeout=60_000)
+        _nothing_loaded_before_press(requests, external)
+        button = page.get_by_role("button", name=re.compile(r"^Live code"))
+        assert button.count() == 1, "no single 'Live code' button on the chapter page"
+        button.click()
+        state = _wait_state(page, ("ready", "error"))
+        assert state == "ready", f"{page_name}: live code did not start: {_status(page)}"
+        assert "local server" in _status(page)
+        editor = page.locator(".thebe-cell .CodeMirror").first
+        editor.click()
+        _type_into_first_cell(page)
+        page.locator(".thebe-cell").first.locator("button.thebe-run-button").click()
+        _check_output(page)
+        assert _wait_state(page, ("ready", "error")) == "ready", _status(page)
+        assert not external, f"requests to other hosts: {external[:3]}"
+        assert not errors, errors
+    finally:
+        context.close()
+
+
+def test_live_code_with_the_keyboard_only(browser, live_server) -> None:
+    page_name = "book/01_model" if "book/01_model" in CHAPTERS else CHAPTERS[0]
+    context, page, _, external, errors = _open(browser, live_server, page_name)
+    try:
+        page.locator("body").focus()
+        for _ in range(80):
+            page.keyboard.press("Tab")
+            if page.evaluate("() => document.activeElement.matches('.seqrmt-livecode-button')"):
+                break
+        else:
+            pytest.fail("the 'Live code' button is not reached with Tab")
+        page.keyboard.press("Enter")
+        assert _wait_state(page, ("ready", "error")) == "ready", _status(page)
+        for _ in range(80):
+            page.keyboard.press("Tab")
+            if page.evaluate("() => !!document.activeElement.closest('.thebe-cell .CodeMirror')"):
+                break
+        else:
+            pytest.fail("no code editor is reached with Tab after the button")
+        assert page.evaluate("() => document.activeElement.closest('.thebe-cell') === "
+                             "document.querySelector('.thebe-cell')"), "Tab did not reach the first cell first"
+        _type_into_first_cell(page)
+        page.keyboard.press("Shift+Enter")
+        _check_output(page)
+        assert not external, f"requests to other hosts: {external[:3]}"
+        assert not errors, errors
+    finally:
+        context.close()
+
+
+def test_live_explorer_works_in_the_kernel(browser, live_server) -> None:
+    """A chapter's live() explorer, run in the kernel, redraws its figure when a control moves
+    (the cells above it run first)."""
+    page_name = "book/02_bulk"
+    if page_name not in CHAPTERS:
+        pytest.skip("no chapter 2")
+    context, page, _, external, errors = _open(browser, live_server, page_name)
+    try:
+        page.get_by_role("button", name=re.compile(r"^Live code")).click()
+        assert _wait_state(page, ("ready", "error")) == "ready", _status(page)
+        cell = page.locator(".thebe-cell", has_text="live(srp.bulk_simulation_figure").first
+        cell.scroll_into_view_if_needed()
+        cell.locator("button.thebe-run-button").click()
+        out = page.locator(".cell", has=cell).locator("[data-seqrmt-output]")
+        # the kernel's output (thebe's output area), not the saved one of the page
+        select = out.locator(".jp-OutputArea select").filter(has_text="causal").first
+        select.wait_for(timeout=RUN_TIMEOUT_MS)
+        img = out.locator(".jp-OutputArea img").first
+        img.wait_for(timeout=RUN_TIMEOUT_MS)
+        assert _wait_state(page, ("ready", "error"), timeout=RUN_TIMEOUT_MS) == "ready", _status(page)
+        before = img.get_attribute("src")
+        assert select.is_enabled(), "the explorer's control is disabled in the kernel"
+        select.select_option(label="causal")
+        page.wait_for_function("([el, b]) => { const i = el.querySelector('.jp-OutputArea img'); "
+                               "return i && i.getAttribute('src') !== b && i.complete && i.naturalWidth > 0; }",
+                               arg=[out.element_handle(), before], timeout=RUN_TIMEOUT_MS)
+        assert not external, f"requests to other hosts: {external[:3]}"
+        assert not errors, errors
+    finally:
+        context.close()
+
+
+def test_live_code_binder_waits_then_says_what_failed(browser, site_url) -> None:
+    """A page not served by seqrmt.live asks mybinder.org for a kernel from the repository's
+    binder/ folder; it says it is waiting, then (Binder unreachable) says what failed."""
+    page_name = CHAPTERS[0]
+    context, page, _, external, _ = _open(browser, site_url, page_name)
+    held = []
+    try:
+        # hold the first Binder request open (the page is waiting), abort it afterwards
+        context.unroute("**/*")
+        context.route("https://mybinder.org/**", lambda r: held.append(r))
+        context.route(re.compile(r"^(?!https://mybinder\.org/).*"),
+                      lambda r: r.continue_() if urlsplit(r.request.url).hostname == "127.0.0.1"
+                      else (external.append(r.request.url), r.abort("blockedbyclient")))
+        page.get_by_role("button", name=re.compile(r"^Live code")).click()
+        page.wait_for_function("() => document.querySelector('.seqrmt-livecode-status').textContent"
+                               ".includes('mybinder.org')", timeout=60_000)
+        assert "few minutes" in _status(page), _status(page)
+        deadline = 60
+        while not held and deadline:
+            page.wait_for_timeout(1_000)
+            deadline -= 1
+        assert held, "no request to mybinder.org"
+        assert held[0].request.url.startswith("https://mybinder.org/build/gh/seqrmt/seqrmt/main"), \
+            held[0].request.url
+        for r in held:
+            r.abort("internetdisconnected")
+        assert _wait_state(page, ("error", "ready"), timeout=120_000) == "error"
+        assert "mybinder.org" in _status(page) and "python -m seqrmt.live" in _status(page), _status(page)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("page_name", CHAPTERS)
+def test_download_is_the_standalone_notebook(built_site, page_name) -> None:
+    """The theme's download button of a chapter serves its notebook unchanged (so it runs on
+    its own as tests/test_standalone_*.py run it)."""
+    html = (built_site / f"{page_name}.html").read_text(encoding="utf-8")
+    links = set(re.findall(r'<a href="([^"]*_sources/[^"]+\.ipynb)"', html))
+    assert links, f"{page_name}: no .ipynb download link"
+    for href in links:
+        served = (built_site / page_name).parent.joinpath(href).resolve()
+        assert served.read_bytes() == (ROOT / f"{page_name}.ipynb").read_bytes(), href
