@@ -41,7 +41,8 @@ def test_the_install_cells_use_the_configured_url():
         text = _text(path)
         urls = _urls(text)
         assert urls <= {url}, f"{path.name} names {sorted(urls)}, _config.yml says {url}"
-        assert f'"git+{url}"' in text, f"{path.name}: no install cell with git+{url}"
+        if "import seqrmt" in text or "from seqrmt" in text:     # not the build status page
+            assert f'"git+{url}"' in text, f"{path.name}: no install cell with git+{url}"
 
 
 def test_the_script_rewrites_every_copy(tmp_path, monkeypatch):
