@@ -212,7 +212,8 @@ def measure_main_thread(context, url: str, link: dict = SLOW_PHONE, quiet_ms: in
 
     A page that is not quiet within ``timeout_ms`` (a machine so busy that long tasks never
     stop, or a request that never ends) has no blocking time: ``tbt`` and ``longest`` are
-    then ``inf`` and ``quiet`` is 0, so that visit can only fail a budget, never pass it."""
+    then ``inf`` and ``quiet`` is 0, so that visit can only fail a budget, never pass it.  A page
+    not painted within a further ``timeout_ms`` has every measure ``inf`` for the same reason."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
     page = context.new_page()
@@ -257,8 +258,13 @@ def measure_main_thread(context, url: str, link: dict = SLOW_PHONE, quiet_ms: in
                 quiet = False
                 break
             page.wait_for_timeout(250)   # let network events arrive, then look again
-        page.wait_for_function("() => performance.getEntriesByName('first-contentful-paint').length > 0",
-                               timeout=timeout_ms)
+        try:
+            page.wait_for_function("() => performance.getEntriesByName('first-contentful-paint').length > 0",
+                                   timeout=timeout_ms)
+        except PlaywrightTimeoutError:
+            # not painted within the time (a machine too busy to render, a stalled request):
+            # this visit is not a measurement, and can only fail a budget
+            return {"fcp": math.inf, "lcp": math.inf, "tbt": math.inf, "longest": math.inf, "quiet": 0.0}
         rec = page.evaluate("""() => ({
             fcp: performance.getEntriesByName('first-contentful-paint')[0].startTime,
             lcp: __seqrmtPerf.lcp, tasks: __seqrmtPerf.tasks, error: __seqrmtPerf.error || null})""")
