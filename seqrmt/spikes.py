@@ -784,9 +784,8 @@ class FiniteTSpike:
         lo, mid = 0.5 * self.kappa, 3.0 * edge
         self._x = np.union1d(np.linspace(lo, mid, 1200), np.geomspace(mid, mid * 1e5, 400))
         self._H = self._H_of(self._x)[0]
-        top = _top_branch(self._H.real)
-        self._branch = top
-        hmax = float(self._H.real[top])
+        self._branch = int(np.argmax(self._H.real))   # Re H decreases from there to the end
+        hmax = float(self._H.real[self._branch])
         self.beta_onset = self.delta / hmax if hmax > 0 else math.inf
 
     def __repr__(self) -> str:
@@ -932,11 +931,6 @@ class FiniteTSpike:
             population_outlier=pop.population_outlier, population_overlap=pop.population_overlap,
             sample_outlier=x, sample_overlap=eta, overlap=eta * frac,
             mean_outlier=m_out, mean_overlap=m_ov)
-
-
-def _top_branch(h: np.ndarray) -> int:
-    """Index of the maximum of ``h`` from which ``h`` decreases to the end of the grid."""
-    return int(np.argmax(h))
 
 
 _SPIKE_CACHE: dict = {}

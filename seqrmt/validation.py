@@ -1469,13 +1469,10 @@ def atlas_hours(d: int, cores: int, rows: Iterable[Mapping] | None = None, *, se
 
 
 def _spike_unit(d: int, V: int, N: int, w: tuple, R: np.ndarray, betas: tuple, seed: int) -> list:
-    """``(lambda_1, overlap_1, ||mu + Delta||^2)`` for each ``beta`` of one table and token draw."""
-    out = []
-    for _, beta, _, lam, U, info in _spectra(d, V, N, R, {"w": np.asarray(w)}, {"w": list(betas)},
-                                             [True], seed, n_top=1):
-        spike2 = info["delta_norm2"] + 2.0 * math.sqrt(beta) * float(info["Delta"][0]) + beta
-        out.append((float(lam[0]), float(U[0, 0] ** 2), spike2))
-    return out
+    """``(lambda_1, overlap_1)`` for each ``beta`` of one table and token draw."""
+    return [(float(lam[0]), float(U[0, 0] ** 2))
+            for _, _, _, lam, U, _ in _spectra(d, V, N, R, {"w": np.asarray(w)}, {"w": list(betas)},
+                                               [True], seed, n_top=1)]
 
 
 def fixed_T_spike_check(d: int, delta: float, gamma: float, w: ArrayLike, R: ArrayLike,
@@ -1512,7 +1509,7 @@ def fixed_T_spike_check(d: int, delta: float, gamma: float, w: ArrayLike, R: Arr
         raise ValueError("betas must not be empty")
     V, N = sizes(d, delta, gamma)
     tasks = [(d, V, N, tuple(w.tolist()), R, bs, seed0 + s) for s in range(seeds)]
-    res = np.array(_run_units(_spike_unit, tasks, executor, progress, "fixed-T spike"))  # (seeds, n_beta, 3)
+    res = np.array(_run_units(_spike_unit, tasks, executor, progress, "fixed-T spike"))  # (seeds, n_beta, 2)
     rows = []
     for j, beta in enumerate(bs):
         lam, ov = res[:, j, 0], res[:, j, 1]
