@@ -50,6 +50,7 @@ from __future__ import annotations
 import ast
 import html
 import math
+import re
 from typing import Any
 
 from docutils import nodes
@@ -128,6 +129,38 @@ class FeedbackDirective(SphinxDirective):
         return [node]
 
 
+#: A verdict word that opens an explanation ("Right: ...", "No: ..."): the page's verdict line
+#: ("Right.", "Right: 0.25.", "Not quite. Try again.") already says it, so it is dropped.
+_VERDICT = re.compile(r"^\s*(?:right|correct|yes|no|wrong|not quite)\s*[:.,;!\u2014-]\s*", re.I)
+
+
+def _without_verdict(blocks: list[nodes.Node]) -> list[nodes.Node]:
+    """``blocks`` with a leading verdict word of their first paragraph removed.
+
+    The verdict ("Right." or "Not quite.") is written once, by ``selfcheck.js`` in the page
+    and by the answers section in the PDF; an explanation that also opens with "Right:" would
+    read "Right. Right: ...".  The next letter is capitalized ("Right: the self score" becomes
+    "The self score").  Only the first text of the first paragraph is looked at."""
+    if not blocks or not isinstance(blocks[0], nodes.paragraph):
+        return blocks
+    para = blocks[0]
+    first = next(iter(para.findall(nodes.Text)), None)
+    if first is None or first.parent is not para:
+        return blocks
+    text = str(first)
+    match = _VERDICT.match(text)
+    if match is None:
+        return blocks
+    rest = text[match.end():]
+    if rest[:1].islower():
+        rest = rest[0].upper() + rest[1:]
+    if rest:
+        para.replace(first, nodes.Text(rest))
+    else:
+        para.remove(first)
+    return blocks
+
+
 def _tolerance(value: str) -> float:
     tol = float(directives.unchanged_required(value))
     if not (math.isfinite(tol) and tol > 0):
@@ -193,7 +226,7 @@ class SelfCheckDirective(SphinxDirective):
                 option += nodes.inline("", "", *paras[0].children, classes=["self-check-label"])
                 form += option
                 fb = selfcheck_feedback(key=raw["choice"], value="")
-                fb.extend(paras[1:])
+                fb.extend(_without_verdict(paras[1:]))
                 feedback.append(fb)
             feedback = [f for f in feedback if isinstance(f, selfcheck_feedback)] + [
                 f for f in feedback if isinstance(f, selfcheck_feedback_raw)]
@@ -229,7 +262,7 @@ class SelfCheckDirective(SphinxDirective):
                                f"of the answer {node['answer']}: a reader could not tell them apart")
                 value = repr(float(value))
             fb = selfcheck_feedback(key=key, value=value)
-            fb.extend(raw.children)
+            fb.extend(_without_verdict(list(raw.children)))
             node += fb
         node.source, node.line = self.get_source_info()
         return [node]

@@ -148,3 +148,47 @@ def test_stored_answers_are_the_package_answers(path: Path) -> None:
             assert stored[key] == value, key
         else:
             assert stored[key] == pytest.approx(value, rel=1e-12, abs=1e-15), key
+
+
+def test_an_explanation_does_not_repeat_the_verdict():
+    """The page writes the verdict ("Right." / "Not quite."); an explanation that opens with
+    "Right:" or "No:" loses that word, so that no answer reads "Right. Right: ..."."""
+    import sys
+
+    from docutils import nodes
+
+    sys.path.insert(0, str(ROOT / "site_assets"))
+    try:
+        from seqrmt_selfcheck import _without_verdict
+    finally:
+        sys.path.pop(0)
+
+    def para(*parts):
+        p = nodes.paragraph()
+        for part in parts:
+            p += nodes.Text(part) if isinstance(part, str) else part
+        return p
+
+    out = _without_verdict([para("Right: the self score dominates.")])
+    assert out[0].astext() == "The self score dominates."
+    out = _without_verdict([para("No: that is the population threshold.")])
+    assert out[0].astext() == "That is the population threshold."
+    glued = nodes.inline("", "0.412")
+    out = _without_verdict([para("Right: ", glued, " against 0.5.")])
+    assert out[0].astext() == "0.412 against 0.5."
+    # words that only start like a verdict are kept
+    for text in ("Rightly so, the bulk is wider.", "Nothing separates.", "Notice the edge."):
+        assert _without_verdict([para(text)])[0].astext() == text
+    # every option explanation of every chapter opens with a verdict word that gets dropped
+    for path in CHAPTERS:
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] != "markdown":
+                continue
+            for m in re.finditer(r"^:{3,}\{choice\}[^\n]*\n(.*?)\n:{3,}\s*$", "".join(cell["source"]),
+                                 re.S | re.M):
+                parts = m.group(1).strip().split("\n\n", 1)
+                if len(parts) < 2:
+                    continue
+                first = parts[1].split("{", 1)[0].split("$", 1)[0]
+                kept = _without_verdict([para(first)])[0].astext() if first.strip() else ""
+                assert not re.match(r"(?i)(right|no|not quite)\b", kept.strip()), (path.name, first)
