@@ -7,6 +7,11 @@ Registered in ``_config.yml`` under ``sphinx: local_extensions: {seqrmt_editions
   ``SOURCE_DATE_EPOCH`` when set, for reproducible builds), with a link to the page that
   lists the editions (``book/changes``).  The date a page last changed comes from git
   (``sphinx-last-updated-by-git``, in the same footer).
+* A copy of the source that is not a git checkout (a ZIP download, ``git archive``) builds
+  as well, with no "last updated" dates: git is not asked (no "Error getting data from Git"
+  warning, fatal under ``-W``), and no page loses its ``sourcename``, which
+  ``sphinx-last-updated-by-git`` deletes when git has no date for a page and which the
+  theme's launch buttons read (:func:`keep_source_names`).
 * ``seqrmt_edition``, ``seqrmt_version`` and ``seqrmt_build_date`` are in every page's
   template context.
 """
@@ -16,6 +21,7 @@ from __future__ import annotations
 import datetime as _dt
 import html
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -53,9 +59,40 @@ def footer_line(version: str, date: str, changes_href: str | None) -> str:
             f'built {html.escape(date)}.</p>')
 
 
+def in_git_work_tree(path: Path) -> bool:
+    """Whether ``path`` lies in a git work tree (and git can be run)."""
+    try:
+        out = subprocess.run(["git", "rev-parse", "--is-inside-work-tree"], cwd=path,
+                             capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.returncode == 0 and out.stdout.strip() == "true"
+
+
+def keep_source_names(last_updated: dict[str, Any]) -> None:
+    """Mark every page's source link as shown in ``env.git_last_updated``.
+
+    ``sphinx-last-updated-by-git`` stores ``(timestamp, show_sourcelink)`` per page, or
+    ``None`` when git gave nothing; for ``None`` or ``show_sourcelink=False`` it deletes
+    ``context["sourcename"]``, which the theme's launch and download buttons need."""
+    for docname, data in last_updated.items():
+        if data is None or not data[1]:
+            last_updated[docname] = (data[0] if data else None, True)
+
+
 def _config_inited(app: Any, config: Any) -> None:
     config.seqrmt_version = book_version(Path(app.confdir))
     config.seqrmt_build_date = build_date()
+    if "git_exclude_patterns" in config and not in_git_work_tree(Path(app.srcdir)):
+        from sphinx.util import logging
+        logging.getLogger(__name__).info(
+            "seqrmt_editions: %s is not a git checkout; pages show no 'last updated' date",
+            app.srcdir)
+        config.git_exclude_patterns = ["**"]
+
+
+def _env_updated(app: Any, env: Any) -> None:
+    keep_source_names(getattr(env, "git_last_updated", {}))
 
 
 def _page_context(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
@@ -73,5 +110,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_config_value("seqrmt_version", "", "html")
     app.add_config_value("seqrmt_build_date", "", "html")
     app.connect("config-inited", _config_inited)
+    # After sphinx-last-updated-by-git's own env-updated handler (priority 500).
+    app.connect("env-updated", _env_updated, priority=900)
     app.connect("html-page-context", _page_context)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
