@@ -21,6 +21,15 @@ first), the files of :data:`SLOW_FILES`, the browser checks, then the other file
 xdist nothing changes.  (``--dist loadgroup`` cannot be used: pytest 9 ignores the group that
 xdist 3.8 writes into the test ids.)
 
+Tiers (markers registered in ``pyproject.toml``): ``notebooks``, every nbval item (a cell of a
+notebook, marked here by the file's suffix), ``venv``, the tests that build a virtual
+environment of their own (the chapters run in the readers' environment, the light
+environment), ``build``, the tests that run Sphinx on a scratch book (marked here by the
+fixture that builds it, :data:`BUILD_FIXTURES`), and ``browser``, the end-to-end checks in
+Chromium.  ``--quick`` runs everything else, the unit tests of the package and the fast checks
+of the book's sources, in about a minute (``pytest -n 2 --quick``; the same as
+``-m "not notebooks and not venv and not build and not browser"``, combined with any ``-m``).
+
 Hypothesis runs reproducibly: the default profile ``ci`` derandomizes the search (the
 examples are a fixed function of the test, the same on every machine and every run),
 keeps no example database, and on a failure prints the falsifying example together with
@@ -42,6 +51,19 @@ settings.register_profile("ci", derandomize=True, database=None, print_blob=True
 settings.register_profile("explore", derandomize=False, database=None, print_blob=True, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+#: The heavy tiers that ``--quick`` leaves out (see the module docstring).
+HEAVY_TIERS = ("notebooks", "venv", "build", "browser")
+QUICK_EXPR = " and ".join(f"not {tier}" for tier in HEAVY_TIERS)
+#: Fixtures that build a scratch book with Sphinx: a test that uses one is marked ``build``.
+BUILD_FIXTURES = ("project", "outside_git")
+
+
+def pytest_addoption(parser):
+    parser.getgroup("seqrmt").addoption(
+        "--quick", action="store_true", default=False,
+        help=f"the quick tier: the unit tests and the fast book checks (-m \"{QUICK_EXPR}\")")
 
 
 def pytest_report_header(config):
@@ -72,6 +94,9 @@ SPREAD_DIRS = ("tests/browser/",)
 
 
 def pytest_configure(config):
+    if config.getoption("quick", False) and QUICK_EXPR not in (config.option.markexpr or ""):
+        user = config.option.markexpr
+        config.option.markexpr = f"({user}) and {QUICK_EXPR}" if user else QUICK_EXPR
     if getattr(config.option, "dist", "no") == "loadfile":
         # keep the order of the units given below (xdist would sort them by their number of tests)
         config.option.loadscopereorder = False
@@ -107,11 +132,17 @@ def _order(item, root) -> tuple:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session, config, items):
-    """On an xdist worker: the longest units first (see the module docstring).
+    """The tier markers, then, on an xdist worker, the longest units first (see the module
+    docstring).
 
     A stable sort: the tests of one file keep their order (a notebook's cells stay in order).
     Every worker collects and sorts the same way, as xdist requires.
     """
+    for item in items:
+        if item.path.suffix == ".ipynb":
+            item.add_marker(pytest.mark.notebooks)
+        elif any(name in BUILD_FIXTURES for name in getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.build)
     if not hasattr(config, "workerinput"):
         return
     root = config.rootpath
