@@ -192,3 +192,31 @@ def test_an_explanation_does_not_repeat_the_verdict():
                 first = parts[1].split("{", 1)[0].split("$", 1)[0]
                 kept = _without_verdict([para(first)])[0].astext() if first.strip() else ""
                 assert not re.match(r"(?i)(right|no|not quite)\b", kept.strip()), (path.name, first)
+
+
+_FEEDBACK_BLOCK = re.compile(r"^:{3,}\{feedback\}[^\n]*\n.*?^:{3,}\s*$", re.S | re.M)
+_CHOICE_BLOCK = re.compile(r"^:{3,}\{choice\}[^\n]*\n(.*?)^:{3,}\s*$", re.S | re.M)
+
+
+def _visible(body: str) -> str:
+    """What a reader sees of a question before answering it: its text and the first
+    paragraph of each choice (the feedback and the explanations stay hidden)."""
+    body = _FEEDBACK_BLOCK.sub("", body)
+    return _CHOICE_BLOCK.sub(lambda m: m.group(1).strip().split("\n\n")[0], body)
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=[p.stem for p in CHAPTERS])
+def test_no_answer_shows_before_its_question_is_answered(path: Path) -> None:
+    """A question's answer is not pasted in the page above it, nor in the visible text of
+    any question of the chapter (the questions of a chapter stand one below the other)."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    text = "\n\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    found = list(_DIRECTIVE.finditer(text))
+    shown = {m.start(): set(_GLUE_TEXT.findall(_visible(m.group(2)))) for m in found}
+    for m in found:
+        key = dict(_OPTION.findall(m.group(2)))["answer"]
+        assert key not in _GLUE_TEXT.findall(text[:m.start()]), (
+            f"{path.name}: the answer {key!r} is pasted above its question")
+        for start, keys in shown.items():
+            assert key not in keys, (
+                f"{path.name}: the answer {key!r} shows in the text of a question")
