@@ -1,0 +1,353 @@
+"""Reader checks of the chapter pages.
+
+* **Reading times** (``site_assets/seqrmt_reading.py``): on a scratch book built here, the
+  sentence on a chapter page states the words, display equations and figures counted from
+  its doctree (prose written in the test, so the expected counts are known independently),
+  and the minutes follow the stated rate; on the built site, every chapter page carries
+  exactly one such sentence, its minutes follow its own counts, and its word count agrees
+  with the words of the page's prose counted from the HTML.
+* **No answer before its question**: the answer of each self-check (the value shown when it
+  is answered right, or the text of the right option) does not appear in the page's text
+  above the question.
+* **Prose written for readers**: the text of the built pages (code cells, their outputs, the
+  API pages and the download links left out) names no test file, source path or machine load.
+
+Each check on the built site is also run on a planted defect, and must fail on it.  The built
+site is ``_build/html`` (rebuilt when older than its sources, as in ``tests/browser``) or
+``$SEQRMT_SITE_DIR``.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ASSETS = ROOT / "site_assets"
+CHAPTERS = sorted(p.stem for p in (ROOT / "book").glob("0[0-9]_*.ipynb"))
+
+sys.path.insert(0, str(ASSETS))
+try:
+    import seqrmt_reading as reading
+finally:
+    sys.path.remove(str(ASSETS))
+
+_SENTENCE = re.compile(
+    r"Reading time: about (\d+) minutes at the pace of mathematical prose: ([\d,]+) words at "
+    r"(\d+(?:\.\d+)?) words a minute, (\d+(?:\.\d+)?) seconds for each of the (\d+) display "
+    r"equations and (\d+(?:\.\d+)?) seconds for each of the (\d+) figures and explorers")
+
+
+def parse_sentence(text: str) -> dict:
+    """The numbers of a reading-time sentence (``ValueError`` if there is none)."""
+    m = _SENTENCE.search(" ".join(text.split()))
+    if m is None:
+        raise ValueError("no reading-time sentence")
+    g = m.groups()
+    return {"minutes": int(g[0]), "words": int(g[1].replace(",", "")), "wpm": float(g[2]),
+            "spe": float(g[3]), "equations": int(g[4]), "spf": float(g[5]), "figures": int(g[6])}
+
+
+def follows_rate(s: dict) -> bool:
+    """Do the minutes follow the stated rate (nearest 5 minutes, at least 5)?"""
+    raw = s["words"] / s["wpm"] + (s["equations"] * s["spe"] + s["figures"] * s["spf"]) / 60
+    return s["minutes"] == max(5, 5 * round(raw / 5 + 1e-12)) or abs(s["minutes"] - raw) <= 2.5 + 1e-9
+
+
+# ------------------------------------------------------------------ the rate (unit)
+def test_minutes_follow_the_rate():
+    c = reading.Counts(words=7100, equations=120, figures=20)
+    # 71 + 40 + 10 = 121 minutes -> 120
+    assert reading.minutes(c) == 120
+    assert reading.minutes(c, words_per_minute=200, seconds_per_equation=0, seconds_per_figure=0) == 35
+    assert reading.minutes(reading.Counts(10, 0, 0)) == 5
+    with pytest.raises(ValueError, match="words_per_minute"):
+        reading.minutes(c, words_per_minute=0)
+
+
+def test_words_are_tokens_with_a_letter_or_digit():
+    assert reading.count_words("The bulk — at β = 0.5 — is wider.") == 7
+
+
+# ------------------------------------------------------------------ a scratch book
+PROSE = [
+    "Chapter title for the scratch book",
+    "Before you start. This page needs nothing.",
+    "A first paragraph of prose with exactly twelve words in it, no more.",
+    "A second paragraph names a formula",   # + one inline formula = one word
+    "Section heading",
+    "A list item with six words",
+    "A theorem statement of seven words here",
+]
+HIDDEN = "SOLUTIONWORD appears only in the solution and must never be counted"
+
+
+def _notebook() -> dict:
+    png = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
+    md = lambda text, cid: {"cell_type": "markdown", "id": cid, "metadata": {}, "source": text}  # noqa: E731
+    cells = [
+        md(f"# {PROSE[0]}\n\n**Before you start.** This page needs nothing.\n\n{PROSE[2]}\n\n"
+           f"{PROSE[3]} $a+b$.\n\n$$\nx = 1\n$$\n\n$$\ny = 2\n$$\n", "a"),
+        {"cell_type": "code", "id": "b", "metadata": {}, "execution_count": 1,
+         "source": "print('code words are not prose at all')",
+         "outputs": [{"output_type": "stream", "name": "stdout", "text": "output words neither\n"},
+                     {"output_type": "display_data", "metadata": {},
+                      "data": {"image/png": png, "text/plain": "<Figure>"}}]},
+        {"cell_type": "code", "id": "c", "metadata": {}, "execution_count": 2, "source": "explorer",
+         "outputs": [{"output_type": "display_data", "metadata": {},
+                      "data": {"application/vnd.jupyter.widget-view+json":
+                               {"model_id": "0" * 32, "version_major": 2, "version_minor": 0},
+                               "text/plain": "Explorer"}}]},
+        md(f"## {PROSE[4]}\n\n* {PROSE[5]}\n\n$$\nz = 3\n$$\n\n"
+           f"```{{prf:theorem}}\n:label: thm-scratch\n{PROSE[6]}\n```\n\n"
+           f"```{{exercise}}\n:label: ex-scratch\nDo it.\n```\n\n"
+           f"```{{solution}} ex-scratch\n:class: dropdown\n{HIDDEN}\n```\n", "d"),
+    ]
+    return {"cells": cells, "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                         "language": "python"}},
+            "nbformat": 4, "nbformat_minor": 5}
+
+
+@pytest.fixture(scope="module")
+def scratch_doctree(tmp_path_factory):
+    from sphinx.application import Sphinx
+
+    src = tmp_path_factory.mktemp("reading")
+    (src / "book").mkdir()
+    (src / "book" / "01_scratch.ipynb").write_text(json.dumps(_notebook()), encoding="utf-8")
+    (src / "index.md").write_text("# Index\n\n```{toctree}\nbook/01_scratch\n```\n", encoding="utf-8")
+    (src / "conf.py").write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(ASSETS)!r})\n"
+        "extensions = ['myst_nb', 'sphinx_proof', 'sphinx_exercise', 'seqrmt_reading']\n"
+        "nb_execution_mode = 'off'\n"
+        "myst_enable_extensions = ['dollarmath']\n"
+        "suppress_warnings = ['mystnb.unknown_mime_type']\n", encoding="utf-8")
+    out = src / "_build"
+    app = Sphinx(str(src), str(src), str(out / "html"), str(out / "doctrees"), "html",
+                 status=None, warning=None, freshenv=True)
+    app.build()
+    return app.env.get_doctree("book/01_scratch")
+
+
+def test_the_scratch_page_states_what_its_doctree_holds(scratch_doctree):
+    from docutils import nodes
+
+    found = [p for p in scratch_doctree.findall(nodes.paragraph) if reading.CLASS in p["classes"]]
+    assert len(found) == 1
+    s = parse_sentence(found[0].astext())
+    # the prose written above (the inline formula counts one word), and the exercise "Do it."
+    # with its title "Exercise" added by sphinx-exercise; no code, output or solution word
+    expected = sum(reading.count_words(t) for t in PROSE) + 1 + 2 + 1
+    assert s["words"] == pytest.approx(expected, abs=3), s
+    assert s["words"] < expected + 9   # the solution (11 words) or code would push it over
+    assert s["equations"] == 3 and s["figures"] == 2, s
+    assert (s["wpm"], s["spe"], s["spf"]) == (100, 20, 30)
+    assert follows_rate(s)
+    # right after "Before you start."
+    para = found[0]
+    previous = para.parent[para.parent.index(para) - 1]
+    assert previous.astext().startswith("Before you start.")
+
+
+def test_solution_words_are_not_counted(scratch_doctree):
+    text = "".join(reading._prose(scratch_doctree))
+    assert "SOLUTIONWORD" not in text and "print" not in text and "output words" not in text
+    assert "twelve words" in text
+
+
+def test_a_wrong_reading_time_is_caught():
+    good = {"minutes": 120, "words": 7100, "wpm": 100, "spe": 20, "equations": 120, "spf": 30,
+            "figures": 20}
+    assert follows_rate(good)
+    assert not follows_rate({**good, "minutes": 40})   # a hand-written guess
+    assert not follows_rate({**good, "words": 2000})
+
+
+# ------------------------------------------------------------------ the built site
+def _browser_conftest():
+    """``tests/browser/conftest.py``: the same build rules (rebuild when stale) as the browser tests."""
+    here = ROOT / "tests" / "browser"
+    sys.path.insert(0, str(here))
+    try:
+        spec = importlib.util.spec_from_file_location("seqrmt_browser_conftest", here / "conftest.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(here))
+    return module
+
+
+@pytest.fixture(scope="module")
+def site() -> Path:
+    import os
+
+    other = os.environ.get("SEQRMT_SITE_DIR")
+    if other:
+        return Path(other)
+    bc = _browser_conftest()
+    with bc.build_lock("site-build"):
+        newer = bc.stale_sources()
+        if bc.forced_rebuild("site") or newer:
+            if os.environ.get("SEQRMT_REBUILD", "") == "0":
+                pytest.fail(f"_build/html is older than {', '.join(newer[:5])} and SEQRMT_REBUILD=0",
+                            pytrace=False)
+            bc.build_book()
+            bc.mark_rebuilt("site")
+    return bc.BUILD_HTML
+
+
+def _soup(path: Path):
+    from bs4 import BeautifulSoup
+
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+#: Not prose: code cells and their outputs, math, scripts, the page's chrome and downloads.
+_NOT_PROSE = ("div.cell_input", "div.cell_output", "div.highlight", "pre", "script", "style",
+              "mjx-container", "mjx-assistive-mml", ".math", "nav", "header", "footer",
+              ".bd-sidebar-primary", ".bd-sidebar-secondary", ".header-article", ".prev-next-area",
+              ".dropdown-download-buttons", "a.headerlink", ".seqrmt-livecode", "form", "button")
+
+
+def article(soup):
+    """The article of a built page, without what is not prose."""
+    main = soup.select_one("article.bd-article") or soup.select_one("main") or soup
+    for sel in _NOT_PROSE:
+        for el in main.select(sel):
+            el.decompose()
+    return main
+
+
+def _chapter_html(site: Path, stem: str) -> Path:
+    path = site / "book" / f"{stem}.html"
+    assert path.is_file(), f"{path} missing from the build"
+    return path
+
+
+def reading_time_problems(soup) -> list[str]:
+    """What is wrong with the reading time of a built chapter page (empty if nothing)."""
+    paras = soup.select("p.seqrmt-reading-time")
+    if len(paras) != 1:
+        return [f"{len(paras)} reading-time sentences"]
+    s = parse_sentence(paras[0].get_text(" "))
+    problems = []
+    if not follows_rate(s):
+        problems.append(f"{s['minutes']} minutes do not follow the stated rate: {s}")
+    body = article(soup)
+    for el in body.select(".solution, .self-check-feedback, .self-check-result, p.seqrmt-reading-time"):
+        el.decompose()
+    words = reading.count_words(body.get_text(" "))
+    if not 0.8 * words <= s["words"] <= 1.2 * words:
+        problems.append(f"states {s['words']} words, the page's prose has about {words}")
+    if re.search(r"Estimated reading time", soup.get_text(" ")):
+        problems.append("a hand-written reading time is still in the page")
+    return problems
+
+
+@pytest.mark.parametrize("stem", CHAPTERS)
+def test_reading_time_follows_the_rate(site, stem):
+    soup = _soup(_chapter_html(site, stem))
+    assert not reading_time_problems(soup), (stem, reading_time_problems(soup))
+
+
+def test_a_planted_wrong_reading_time_is_caught(site):
+    soup = _soup(_chapter_html(site, CHAPTERS[1]))
+    para = soup.select_one("p.seqrmt-reading-time")
+    assert para is not None
+    para.string = re.sub(r"about \d+ minutes", "about 35 minutes", para.get_text(" "))
+    assert reading_time_problems(soup)
+
+
+# ------------------------------------------------------------------ answers after questions
+def answer_texts(box) -> list[str]:
+    """What gives a self-check's answer away: the value shown when it is answered right, and
+    the text of the right option."""
+    if box.get("data-kind") == "number":
+        return [box["data-display"]]
+    right = box.get("data-answer")
+    out = []
+    for opt in box.select(".self-check-option"):
+        radio = opt.select_one("input")
+        if radio is not None and radio.get("value") == right:
+            label = " ".join(opt.get_text(" ").split())
+            if len(label) >= 12:     # a short option ("yes", "0.5") says nothing by itself
+                out.append(label)
+    return out
+
+
+def leaks(soup) -> list[str]:
+    """Self-checks whose answer appears in the page's text above the question."""
+    from bs4 import NavigableString
+
+    main = soup.select_one("article.bd-article") or soup
+    found = []
+    for box in main.select("div.self-check"):
+        before: list[str] = []
+        for el in box.find_all_previous(string=True):
+            if isinstance(el, NavigableString) and not any(
+                    p.name in ("script", "style", "mjx-assistive-mml") for p in el.parents):
+                before.append(str(el))
+        text = " ".join("".join(reversed(before)).split())
+        for answer in answer_texts(box):
+            if re.search(r"(?<![\d.])" + re.escape(answer) + r"(?![\d])", text) if \
+                    re.fullmatch(r"[-\d.]+", answer) else answer in text:
+                found.append(f"{box.get('id')}: {answer!r} appears above the question")
+    return found
+
+
+@pytest.mark.parametrize("stem", CHAPTERS)
+def test_no_self_check_answer_before_its_question(site, stem):
+    soup = _soup(_chapter_html(site, stem))
+    assert soup.select("div.self-check"), f"{stem} has no self-check"
+    assert not leaks(soup)
+
+
+def test_a_planted_leak_is_caught(site):
+    soup = _soup(_chapter_html(site, "06_experiments"))
+    box = soup.select("div.self-check")[-1]
+    answer = (answer_texts(box) or ["(none)"])[0]
+    planted = soup.new_tag("p")
+    planted.string = f"The figure shows {answer} here."
+    box.insert_before(planted)
+    assert any(box.get("id") in leak for leak in leaks(soup))
+
+
+# ------------------------------------------------------------------ prose for readers
+_DEVELOPER = re.compile(
+    r"tests/[\w/]*\w+\.py|seqrmt/[\w/]+\.py|site_assets/|benchmarks/\w+\.py|scripts/\w+\.py"
+    r"|load average|\b\d+\s*(?:CPU\s*)?cores?\b|\bnproc\b|\bCPU[- ]time\b", re.I)
+#: Pages written for programmers: the API reference, the page on how the book is built.
+_DEVELOPER_PAGES = ("api", "status")
+
+
+def developer_text(soup) -> list[str]:
+    body = article(soup)
+    text = " ".join(body.get_text(" ").split())
+    return sorted({m.group(0) for m in _DEVELOPER.finditer(text)})
+
+
+def _reader_pages(site: Path) -> list[Path]:
+    pages = sorted((site / "book").glob("*.html"))
+    return [p for p in pages if not any(p.stem == d or p.stem.startswith(d + "_") or
+                                        p.parent.name == d for d in _DEVELOPER_PAGES)]
+
+
+def test_prose_names_no_file_or_machine(site):
+    bad = {}
+    for page in _reader_pages(site):
+        found = developer_text(_soup(page))
+        if found:
+            bad[page.name] = found
+    assert not bad, bad
+
+
+def test_a_planted_path_is_caught(site):
+    soup = _soup(_chapter_html(site, "07_how_exact"))
+    para = soup.select_one("article.bd-article p") or soup.select_one("p")
+    para.append(" (checked by tests/test_validation.py on 108 cores)")
+    assert developer_text(soup)
