@@ -16,8 +16,16 @@ While each HTML page is rendered (``html-page-context``) it
   scripts) into ``<script type="seqrmt/after-paint" src=...>``, which browsers do not
   fetch; ``static/seqrmt/site.js`` (deferred) loads them in order once the page has
   painted, so that nothing but the HTML and the CSS uses a slow link before the first
-  paint.  ``documentation_options.js`` (read by inline scripts) is inlined after the build;
+  paint.  ``documentation_options.js`` (read by inline scripts) is inlined after the build.
+  Not on the search page (:data:`PAGES_NOT_POSTPONED`): the theme's ``search.html`` loads
+  ``searchtools.js`` synchronously after them, and it needs ``doctools.js`` to have run;
 * adds ``static/seqrmt/site.css`` and ``static/seqrmt/site.js`` to every page.
+
+The page templates in ``_templates/`` (``templates_path``) change what is cheaper to
+change there: the theme's navbar without its hidden sidebar toggles (the theme's scripts
+bound those instead of the visible ones), and Sphinx's search scripts and ``searchindex.js``
+only on the search page (the theme loads them synchronously in every ``<head>`` for its
+search-as-you-type field, which is off).
 
 After the build (``build-finished``) it rewrites the written HTML files for what the
 templates hard-code:
@@ -25,9 +33,6 @@ templates hard-code:
 * the theme's Font Awesome **JavaScript** (1.5 MB, it turns ``<i>`` icons into
   ``<svg>``) is removed: the theme's CSS already contains the Font Awesome web-font
   rules, so the icons still show;
-* Sphinx's search scripts and ``searchindex.js`` are loaded synchronously in the
-  ``<head>`` of every page by the theme, but are only used by ``search.html`` (the
-  theme's search-as-you-type is off): they are removed elsewhere;
 * the theme's own scripts (``bootstrap.js``, ``pydata-sphinx-theme.js``,
   ``sphinx-book-theme.js``) are loaded after the first paint as well, and their
   ``<link rel="preload">`` tags are dropped; ``documentation_options.js`` (a few
@@ -37,7 +42,9 @@ templates hard-code:
   (55 KB, render-blocking) and script;
 * the Font Awesome icon rules of the theme's CSS (1,900 icons, ~85 KB, render-blocking)
   are cut down to the icons that a page or a script of the site names, and its icon
-  fonts (woff2, 300 KB in all) to those icons (``*.subset.woff``, with fontTools);
+  fonts (woff2, 300 KB in all) to the glyphs that any stylesheet of the site still names
+  (``*.subset.woff``, with fontTools): the remaining icon rules, the theme's icon
+  variables (admonition and proof titles) and the other extensions' CSS (sphinx-exercise);
 * content images get ``loading="lazy"``, ``decoding="async"`` and their intrinsic
   ``width``/``height`` (no layout shift while they load);
 * myst-nb's ``<summary aria-label="Toggle hidden content">`` (hidden code cells)
@@ -132,7 +139,15 @@ def _move_widget_state(app: Any, pagename: str, context: dict) -> None:
         f'\n<meta name="seqrmt-widget-state" content="{rel}" />')
 
 
-def _defer_scripts(app: Any, context: dict) -> None:
+#: Pages whose scripts run as Sphinx writes them (nothing postponed): the theme's search
+#: page loads ``searchtools.js`` and the index synchronously after the page's scripts, and
+#: ``searchtools.js`` needs ``doctools.js`` (``_ready``, ``Documentation``) to have run first.
+PAGES_NOT_POSTPONED = ("search",)
+
+
+def _defer_scripts(app: Any, pagename: str, context: dict) -> None:
+    if pagename in PAGES_NOT_POSTPONED:
+        return
     out = []
     for asset in context.get("script_files") or []:
         name = _filename(asset)
@@ -156,14 +171,11 @@ def _defer_scripts(app: Any, context: dict) -> None:
 def _page_context(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
     _clean_assets(app, context)
     _move_widget_state(app, pagename, context)
-    _defer_scripts(app, context)
+    _defer_scripts(app, pagename, context)
 
 
 # ---------------------------------------------------------------- HTML rewriting
 _FA_JS = re.compile(r'\s*<script[^>]*src="[^"]*_static/scripts/fontawesome\.js[^"]*"[^>]*></script>')
-_SEARCH_JS = re.compile(
-    r'\s*<script[^>]*src="[^"]*(?:_static/searchtools\.js|_static/language_data\.js|searchindex\.js)'
-    r'[^"]*"[^>]*></script>')
 _THEME_JS = re.compile(
     r'<script (?:defer )?src="([^"]*_static/scripts/(?:sphinx-book-theme|bootstrap|pydata-sphinx-theme)'
     r'\.js[^"]*)"></script>')
@@ -222,12 +234,9 @@ def _fix_citation_lists(html: str) -> str:
     return re.sub(r'(<div\b[^>]*class="citation"[^>]*\brole=")doc-biblioentry(")', r"\1listitem\2", html)
 
 
-def rewrite_html(html: str, page: Path, *, is_search_page: bool, search_as_you_type: bool,
-                 doc_options: str | None = None) -> str:
+def rewrite_html(html: str, page: Path, *, doc_options: str | None = None) -> str:
     """Apply the post-build rewrites (see the module docstring) to one page."""
     html = _FA_JS.sub("", html)
-    if not is_search_page and not search_as_you_type:
-        html = _SEARCH_JS.sub("", html)
     html = _THEME_JS.sub(rf'<script type="{AFTER_PAINT}" src="\1"></script>', html)
     html = _PRELOAD_JS.sub("", html)
     if not _DESIGN_CLASS.search(html):
@@ -272,14 +281,11 @@ def focusable_scroll_boxes(html: str) -> str:
 def _build_finished(app: Any, exception: Exception | None) -> None:
     if exception is not None or getattr(app.builder, "format", "") != "html":
         return
-    options = getattr(app.config, "html_theme_options", {}) or {}
-    as_you_type = str(options.get("search_as_you_type", False)).lower() == "true"
-    postprocess_site(Path(app.outdir), search_as_you_type=as_you_type)
+    postprocess_site(Path(app.outdir))
 
 
-def postprocess_site(outdir: Path, *, search_as_you_type: bool = False) -> None:
+def postprocess_site(outdir: Path) -> None:
     """Apply the post-build rewrites to every page of a built site (idempotent)."""
-    as_you_type = search_as_you_type
     opts_file = outdir / "_static" / "documentation_options.js"
     doc_options = opts_file.read_text(encoding="utf-8").strip() if opts_file.is_file() else None
     if doc_options is not None and "</" in doc_options:
@@ -289,8 +295,7 @@ def postprocess_site(outdir: Path, *, search_as_you_type: bool = False) -> None:
         if rel[0] in ("_static", "_sources", "_images", "_downloads"):
             continue
         text = page.read_text(encoding="utf-8")
-        new = rewrite_html(text, page, is_search_page=rel == ("search.html",),
-                           search_as_you_type=as_you_type, doc_options=doc_options)
+        new = rewrite_html(text, page, doc_options=doc_options)
         if new != text:
             page.write_text(new, encoding="utf-8")
     _purge_theme_icons(outdir)
@@ -311,21 +316,46 @@ def purge_icon_rules(css: str, used: set[str]) -> str:
 _FONT_SRC = re.compile(
     r'src:url\((\.\./vendor/fontawesome/webfonts/(fa-[a-z]+-[0-9]+))\.(?:woff2|subset\.woff)\) format\("woff2?"\),'
     r'url\(\1\.ttf\) format\("truetype"\)')
-_CODEPOINT = re.compile(r'content:"\\([0-9a-f]{2,5})\s?"')
+#: A CSS escape (``\f0f3``, up to six hex digits, as CSS reads it).
+_CSS_ESCAPE = re.compile(r"\\([0-9a-fA-F]{1,6})")
 
 
-def subset_icon_fonts(css: str, webfonts: Path) -> str:
-    """Cut the Font Awesome fonts (woff2, 25-160 KB each) down to the icons the CSS still
-    names, as WOFF files made with fontTools (a dependency of matplotlib), and point the
-    ``@font-face`` rules at them.  Without fontTools the CSS is returned unchanged."""
+def _private_use(code: int) -> bool:
+    return 0xE000 <= code <= 0xF8FF or 0xF0000 <= code <= 0x10FFFD
+
+
+def icon_codepoints(css: str) -> set[int]:
+    """The private-use code points (icon-font glyphs) a stylesheet names anywhere: as CSS
+    escapes (``content: "\\f303"`` in sphinx-exercise's CSS) or as the characters themselves
+    (the theme writes ``--pst-icon-bell`` as the character U+F0F3 itself: the icon of
+    sphinx-proof's boxes)."""
+    codes = {int(h, 16) for h in _CSS_ESCAPE.findall(css)}
+    codes |= {ord(ch) for ch in css if _private_use(ord(ch))}
+    return {c for c in codes if _private_use(c)}
+
+
+def served_icon_codepoints(outdir: Path) -> set[int]:
+    """Private-use code points named by any stylesheet (``.css`` file) of a built site:
+    the theme's, the extensions' (sphinx-proof, sphinx-exercise, ...) and the vendored ones."""
+    codes: set[int] = set()
+    for f in outdir.rglob("*.css"):
+        if f.is_file():
+            codes |= icon_codepoints(f.read_text(encoding="utf-8", errors="replace"))
+    return codes
+
+
+def subset_icon_fonts(css: str, webfonts: Path, extra: set[int] | frozenset[int] = frozenset()) -> str:
+    """Cut the Font Awesome fonts (woff2, 25-160 KB each) down to the icons that ``css``
+    (the theme's stylesheet, its unused icon rules removed) and ``extra`` (the code points
+    the site's other stylesheets name: :func:`served_icon_codepoints`) use, as WOFF files
+    made with fontTools (a dependency of matplotlib), and point the ``@font-face`` rules of
+    ``css`` at them.  Without fontTools the CSS is returned unchanged."""
     try:
         from fontTools import subset
     except ImportError:
         return css
-    codes = {int(c, 16) for c in _CODEPOINT.findall(css)}
+    codes = icon_codepoints(css) | set(extra)
     codes |= {ord(ch) for ch in "0123456789"}
-    if not codes:
-        return css
 
     def repl(m: re.Match) -> str:
         stem = m.group(2)
@@ -359,9 +389,14 @@ def _purge_theme_icons(outdir: Path) -> None:
             used.update(token.findall(f.read_text(encoding="utf-8", errors="replace")))
     css = css_file.read_text(encoding="utf-8")
     new = purge_icon_rules(css, used)
-    new = subset_icon_fonts(new, outdir / "_static" / "vendor" / "fontawesome" / "webfonts")
     if new != css:
         css_file.write_text(new, encoding="utf-8")
+    # every stylesheet served, this one without the purged rules: the glyphs of the
+    # admonition, proof and exercise titles are named in variables and other files
+    extra = served_icon_codepoints(outdir)
+    final = subset_icon_fonts(new, outdir / "_static" / "vendor" / "fontawesome" / "webfonts", extra)
+    if final != new:
+        css_file.write_text(final, encoding="utf-8")
 
 
 #: The theme's scroll-box check (pydata-sphinx-theme 0.15-0.17, minified).

@@ -76,3 +76,94 @@ def test_scroll_boxes_named_tab_stops():
     assert '<pre tabindex="0" role="group" aria-label="Output">b' in out
     assert 'class="pst-scrollable-table-container" tabindex="0" role="group" aria-label="Table"' in out
     assert seqrmt_site.focusable_scroll_boxes(out) == out
+
+
+# ------------------------------------------------------------------ icon fonts
+def _theme_file(*parts: str) -> Path:
+    import pydata_sphinx_theme
+    return Path(pydata_sphinx_theme.__file__).parent.joinpath("theme", "pydata_sphinx_theme", *parts)
+
+
+def test_icon_codepoints_reads_escapes_and_characters():
+    css = ('.a:after{content:"\\f303"}' + '.b{--pst-icon-bell:"' + chr(0xF0F3) + '"}'
+           '.c:before{content:"\\2014"}.d{content:"\\e0ff "}.e{content:"x"}')
+    assert seqrmt_site.icon_codepoints(css) == {0xF303, 0xF0F3, 0xE0FF}   # not the dash U+2014
+
+
+def test_served_icon_codepoints_reads_every_stylesheet(tmp_path):
+    (tmp_path / "_static" / "x").mkdir(parents=True)
+    (tmp_path / "_static" / "exercise.css").write_text('p::after{content:"\\f303"}', encoding="utf-8")
+    (tmp_path / "_static" / "x" / "theme.css").write_text("a{--i:'" + chr(0xF0F3) + "'}", encoding="utf-8")
+    (tmp_path / "page.html").write_text('<style>p{content:"\\f111"}</style>', encoding="utf-8")
+    assert seqrmt_site.served_icon_codepoints(tmp_path) == {0xF303, 0xF0F3}
+
+
+def test_icon_font_subset_keeps_the_glyphs_other_stylesheets_name(tmp_path):
+    from fontTools.ttLib import TTFont
+
+    webfonts = _theme_file("static", "vendor", "fontawesome")
+    ttf = next(webfonts.rglob("fa-solid-900.ttf"))
+    folder = tmp_path / "vendor" / "fontawesome" / "webfonts"
+    folder.mkdir(parents=True)
+    (folder / ttf.name).write_bytes(ttf.read_bytes())
+    css = ('@font-face{src:url(../vendor/fontawesome/webfonts/fa-solid-900.woff2) format("woff2"),'
+           'url(../vendor/fontawesome/webfonts/fa-solid-900.ttf) format("truetype")}'
+           '.fa-bars:before{content:"\\f0c9"}')
+    out = seqrmt_site.subset_icon_fonts(css, folder, extra={0xF0F3, 0xF303})
+    assert "fa-solid-900.subset.woff" in out
+    cmap = TTFont(str(folder / "fa-solid-900.subset.woff")).getBestCmap()
+    assert {0xF0C9, 0xF0F3, 0xF303} <= set(cmap)                          # named here and elsewhere
+    assert 0xF007 not in cmap                                             # an icon nobody names
+    assert seqrmt_site.subset_icon_fonts(out, folder, extra={0xF0F3}) == out   # idempotent rule
+
+
+# ------------------------------------------------------------------ page templates
+def _strip_comments(template: str) -> str:
+    import re
+    return re.sub(r"\{#.*?#\}\n?", "", template, flags=re.S)
+
+
+def test_navbar_template_is_the_themes_without_its_hidden_sidebar_toggles():
+    """_templates/sections/header.html is the theme's file minus its two toggle buttons:
+    after a theme upgrade that changes the file, this fails and the copy is redone."""
+    import re
+    theme = _theme_file("sections", "header.html").read_text(encoding="utf-8")
+    ours = (ROOT / "_templates" / "sections" / "header.html").read_text(encoding="utf-8")
+    assert "primary-toggle" in theme and "secondary-toggle" in theme
+    assert "primary-toggle" not in _strip_comments(ours) and "secondary-toggle" not in _strip_comments(ours)
+    without = re.sub(r'  <button class="pst-navbar-icon sidebar-toggle primary-toggle".*?</button>\n', "",
+                     theme, flags=re.S)
+    without = re.sub(r"  \{% if not remove_sidebar_secondary and secondary_sidebar_items %\}.*?\{% endif %\}\n",
+                     "", without, flags=re.S)
+    assert _strip_comments(ours) == _strip_comments(without)
+
+
+def test_layout_template_keeps_the_themes_head_but_the_search_scripts():
+    import re
+    theme = _theme_file("layout.html").read_text(encoding="utf-8")
+    ours = (ROOT / "_templates" / "layout.html").read_text(encoding="utf-8")
+    block = re.compile(r"\{%-? block extrahead %\}(.*?)\{%-? endblock extrahead %\}", re.S)
+    metas = [line.strip() for line in block.search(theme).group(1).splitlines() if "<meta" in line]
+    mine = block.search(ours).group(1)
+    assert metas and all(m in mine for m in metas)
+    assert "pagename != 'search' and theme_search_as_you_type" in mine
+    assert mine.count("<script") == block.search(theme).group(1).count("<script") == 3
+
+
+def test_search_page_scripts_are_not_postponed():
+    class Asset(str):
+        filename = property(lambda self: str(self))
+        attributes: dict = {}
+        priority = 500
+
+        def __new__(cls, name, priority=500, **attrs):
+            obj = str.__new__(cls, name)
+            obj.attributes = attrs
+            return obj
+
+    for pagename, postponed in (("search", False), ("book/intro", True)):
+        context = {"script_files": [Asset("_static/doctools.js"), Asset("_static/seqrmt/site.js")]}
+        seqrmt_site._defer_scripts(None, pagename, context)
+        doctools, site = context["script_files"]
+        assert (doctools.attributes.get("type") == seqrmt_site.AFTER_PAINT) is postponed, pagename
+        assert site.attributes.get("type") is None

@@ -2,8 +2,8 @@
 
 * ``built_site``: the ``_build/html`` folder, never older than its sources.  The
   build time is that of the files Sphinx rewrites on every build (``.buildinfo``,
-  ``searchindex.js``); the sources are every file under ``book/``, ``seqrmt/`` and
-  ``site_assets/`` plus ``_config.yml`` and ``_toc.yml``.  If the build is missing
+  ``searchindex.js``); the sources are every file under ``book/``, ``seqrmt/``,
+  ``site_assets/`` and ``_templates/`` plus ``_config.yml`` and ``_toc.yml``.  If the build is missing
   or older than any source, or ``SEQRMT_REBUILD=1``, the book is rebuilt with
   ``jupyter-book build . -n -W --keep-going`` (the test fails with the build log if
   that fails, or if the build is still older than the sources afterwards).  With
@@ -124,7 +124,7 @@ def build_book() -> None:
 
 
 #: What the built site is made from: folders searched recursively, and single files.
-SOURCE_DIRS = ("book", "seqrmt", "site_assets")
+SOURCE_DIRS = ("book", "seqrmt", "site_assets", "_templates")
 SOURCE_FILES = ("_config.yml", "_toc.yml")
 #: Files Sphinx rewrites on every HTML build (incremental or not).
 BUILD_STAMPS = (".buildinfo", "searchindex.js")

@@ -280,3 +280,334 @@ def measure_main_thread(context, url: str, link: dict = SLOW_PHONE, quiet_ms: in
     return {"fcp": float(rec["fcp"]), "lcp": float(max(rec["lcp"], rec["fcp"])),
             "tbt": float(sum(max(0.0, d - 50.0) for d in after)),
             "longest": float(max(after, default=0.0)), "quiet": 1.0}
+
+
+# ------------------------------------------------------------------ what a reader uses
+# The checks below look at the site as a reader uses it: the search page, the sidebar
+# buttons, the icons of the page, display math in dark mode.  Each returns a list of
+# problems (empty when the page is right), so that the tests of the site and the tests
+# that plant a defect (tests/browser/test_reader_checks.py) call the same code.
+
+#: Terms a reader of the book searches for (each is in the text of several pages).
+SEARCH_TERMS = ("Stieltjes", "BBP", "kappa", "harmonic")
+
+#: Sphinx's search page has finished: results listed, or its summary says none was found.
+JS_SEARCH_DONE = """
+() => {
+  const out = document.getElementById('search-results');
+  if (!out) return false;
+  if (out.querySelector('ul.search > li')) return true;
+  const summary = out.querySelector('p.search-summary');
+  return !!summary && !/\\.\\.\\.\\s*$|^\\s*$/.test(summary.textContent) && typeof Search !== 'undefined'
+         && Search._pulse_status === -1;
+}
+"""
+
+JS_SEARCH_RESULTS = """
+() => ({results: document.querySelectorAll('#search-results ul.search > li').length,
+        summary: ((document.querySelector('#search-results p.search-summary') || {}).textContent || '').trim()})
+"""
+
+
+def search_problems(page, base_url: str, terms=SEARCH_TERMS, timeout_ms: int = 30_000) -> list[str]:
+    """Search ``search.html?q=<term>`` for each term: it must list results and log no
+    console error or uncaught exception.  ``page`` is a fresh Playwright page."""
+    problems: list[str] = []
+    errors: list[str] = []
+    page.on("console", lambda m: m.type == "error" and errors.append(f"console error: {m.text}"))
+    page.on("pageerror", lambda e: errors.append(f"uncaught exception: {e}"))
+    for term in terms:
+        before = len(errors)
+        page.goto(f"{base_url}/search.html?q={term}", wait_until="load", timeout=timeout_ms)
+        try:
+            page.wait_for_function(JS_SEARCH_DONE, timeout=timeout_ms)
+        except Exception:
+            pass
+        found = page.evaluate(JS_SEARCH_RESULTS)
+        if found["results"] == 0:
+            problems.append(f"search for {term!r}: no result listed (summary {found['summary']!r})")
+        problems += [f"search for {term!r}: {e}" for e in errors[before:]]
+    return problems
+
+
+#: Where a panel is and whether a reader sees it: its box, its visibility, and whether the
+#: element at the centre of its box (what a click there reaches) belongs to it.
+JS_PANEL = """
+(sel) => {
+  const e = document.querySelector(sel);
+  if (!e) return null;
+  const r = e.getBoundingClientRect(), cs = getComputedStyle(e);
+  const cx = r.x + r.width / 2, cy = r.y + Math.min(r.height, innerHeight) / 2;
+  const hit = (r.width > 0 && r.height > 0 && cx >= 0 && cx < innerWidth && cy >= 0 && cy < innerHeight)
+              ? document.elementFromPoint(cx, cy) : null;
+  const onScreen = r.width >= 100 && r.height >= 100 && r.x >= -1 && r.x + r.width <= innerWidth + 1
+                   && r.y < innerHeight && r.bottom > 0;
+  return {x: Math.round(r.x), width: Math.round(r.width), height: Math.round(r.height),
+          visibility: cs.visibility, display: cs.display, opacity: parseFloat(cs.opacity),
+          open: e.open === true, onScreen: onScreen, onTop: !!hit && e.contains(hit),
+          links: e.querySelectorAll('a[href]').length};
+}
+"""
+
+#: The panel a reader sees, and the one that does not show.
+JS_PANEL_SHOWN = f"""(sel) => {{ const p = ({JS_PANEL.strip()})(sel);
+  return !!p && p.onScreen && p.onTop && p.visibility === 'visible' && p.opacity > 0.9 && p.links > 0; }}"""
+JS_PANEL_GONE = f"""(sel) => {{ const p = ({JS_PANEL.strip()})(sel);
+  return !p || p.display === 'none' || p.visibility === 'hidden' || p.width < 2 || p.opacity < 0.1
+         || p.x + p.width <= 0 || !p.onTop; }}"""
+
+#: (button, panel) pairs: the theme's sidebar buttons and what they open.  At a phone's
+#: width the sidebars are <dialog>s that the buttons open; from 992 px on, the primary
+#: sidebar is in the page and its button collapses it.
+PHONE_PANELS = ((".primary-toggle", "#pst-primary-sidebar-modal", "site navigation (☰)"),
+                (".secondary-toggle", "#pst-secondary-sidebar-modal", "contents of the page"))
+WIDE_PANEL = (".primary-toggle", "#pst-primary-sidebar", "primary sidebar")
+
+
+def _visible_button(page, selector: str):
+    """The button a reader sees (the page may have hidden ones with the same class)."""
+    buttons = page.locator(f"{selector}:visible")
+    return buttons.first if buttons.count() else None
+
+
+def sidebar_toggle_problems(page, timeout_ms: int = 5_000) -> list[str]:
+    """Press the sidebar buttons a reader sees, as a reader does (a real click).
+
+    At a phone's width (< 992 px) the menu (☰) and the contents buttons must open their
+    panels (on screen, visible, on top, with links) and Escape must close them; at a wide
+    width the menu button must collapse the primary sidebar and a second press bring it back.
+    """
+    problems: list[str] = []
+    width = page.viewport_size["width"]
+
+    def wait(js: str, sel: str) -> bool:
+        try:
+            page.wait_for_function(js, arg=sel, timeout=timeout_ms)
+            return True
+        except Exception:
+            return False
+
+    if width < 992:
+        for button_sel, panel, name in PHONE_PANELS:
+            button = _visible_button(page, button_sel)
+            if button is None:
+                problems.append(f"at {width} px no visible button opens the {name} ({button_sel})")
+                continue
+            button.click()
+            if not wait(JS_PANEL_SHOWN, panel):
+                problems.append(f"at {width} px the {name} button does not open its panel: "
+                                f"{page.evaluate(JS_PANEL, panel)}")
+                continue
+            page.keyboard.press("Escape")
+            if not wait(JS_PANEL_GONE, panel):
+                problems.append(f"at {width} px Escape does not close the {name}: "
+                                f"{page.evaluate(JS_PANEL, panel)}")
+    else:
+        button_sel, panel, name = WIDE_PANEL
+        button = _visible_button(page, button_sel)
+        if button is None:
+            return [f"at {width} px no visible button toggles the {name} ({button_sel})"]
+        if not wait(JS_PANEL_SHOWN, panel):
+            return [f"at {width} px the {name} is not shown at first: {page.evaluate(JS_PANEL, panel)}"]
+        button.click()
+        if not wait(JS_PANEL_GONE, panel):
+            problems.append(f"at {width} px the {name} button does not collapse it: "
+                            f"{page.evaluate(JS_PANEL, panel)}")
+        else:
+            button.click()
+            if not wait(JS_PANEL_SHOWN, panel):
+                problems.append(f"at {width} px a second press does not bring the {name} back: "
+                                f"{page.evaluate(JS_PANEL, panel)}")
+    return problems
+
+
+#: Every private-use glyph (icon font) that CSS ``content`` puts on the page (::before and
+#: ::after of every element outside the math, hidden ones included: the theme switch shows
+#: one of three icons), drawn on a canvas in the font the page gives it, next to an
+#: unassigned code point (U+10FFFD) in the same font: a glyph that the served font lacks
+#: falls back to the same "missing glyph" box as the unassigned one.  Returns the glyphs
+#: drawn identically to it (or not at all), with an example of where each is used.
+JS_MISSING_GLYPHS = r"""
+async () => {
+  const pua = c => (c >= 0xe000 && c <= 0xf8ff) || c >= 0xf0000;
+  const used = new Map();
+  const where = e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') +
+    (typeof e.className === 'string' && e.className ? '.' + e.className.trim().split(/\s+/).slice(0, 3).join('.') : '');
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_ELEMENT,
+    {acceptNode: n => n.tagName === 'MJX-CONTAINER' || n.tagName === 'SCRIPT' ? NodeFilter.FILTER_REJECT
+                                                                             : NodeFilter.FILTER_ACCEPT});
+  let elements = 0;
+  for (let el = walker.nextNode(); el; el = walker.nextNode()) {
+    elements++;
+    for (const pseudo of ['::before', '::after']) {
+      const cs = getComputedStyle(el, pseudo);
+      const content = cs.content;
+      if (!content || content === 'none' || content === 'normal') continue;
+      for (const ch of content) {
+        const c = ch.codePointAt(0);
+        if (!pua(c)) continue;
+        const font = `${cs.fontStyle} ${cs.fontWeight} 40px ${cs.fontFamily}`;
+        const key = font + '|' + c;
+        if (!used.has(key)) used.set(key, {font: font, code: c, example: where(el) + pseudo});
+      }
+    }
+  }
+  const canvas = document.createElement('canvas');
+  canvas.width = canvas.height = 64;
+  const ctx = canvas.getContext('2d', {willReadFrequently: true});
+  const draw = (font, text) => {
+    ctx.clearRect(0, 0, 64, 64);
+    ctx.font = font;
+    ctx.fillStyle = '#000';
+    ctx.textBaseline = 'middle';
+    ctx.fillText(text, 8, 32);
+    return ctx.getImageData(0, 0, 64, 64).data;
+  };
+  const missing = [];
+  const unassigned = String.fromCodePoint(0x10fffd);
+  for (const g of used.values()) {
+    const ch = String.fromCodePoint(g.code);
+    try { await document.fonts.load(g.font, ch); await document.fonts.load(g.font, unassigned); } catch (e) {}
+    const a = draw(g.font, ch), b = draw(g.font, unassigned);
+    let same = true, ink = 0;
+    for (let i = 3; i < a.length; i += 4) { if (a[i] !== b[i]) same = false; if (a[i] > 0) ink++; }
+    if (same || ink === 0)
+      missing.push(`U+${g.code.toString(16).toUpperCase()} in ${g.font.replace(' 40px', '')} (e.g. ${g.example})`);
+  }
+  return {elements: elements, glyphs: used.size, missing: missing};
+}
+"""
+
+
+def missing_glyph_problems(page) -> tuple[int, list[str]]:
+    """(number of distinct icon glyphs on the page, the ones the served fonts lack)."""
+    found = page.evaluate(JS_MISSING_GLYPHS)
+    return found["glyphs"], [f"icon glyph missing from the served font: {m}" for m in found["missing"]]
+
+
+#: Display equations inside boxes (theorems, proofs, definitions, exercises, admonitions),
+#: shown (not in a closed dropdown), with their box and a point of the box's own
+#: background just left of the equation (its padding).
+JS_BOXED_MATH = """
+(limit) => {
+  const out = [];
+  const boxes = Array.from(document.querySelectorAll('main .admonition div.math, main .admonition div.amsmath'));
+  for (const m of boxes) {
+    if (out.length >= limit) break;
+    if (m.getClientRects().length) out.push(m);
+  }
+  out.forEach((m, i) => m.setAttribute('data-seqrmt-band-check', String(i)));
+  return out.length;
+}
+"""
+
+JS_MATH_GEOMETRY = """
+(i) => {
+  const m = document.querySelector(`[data-seqrmt-band-check="${i}"]`);
+  m.scrollIntoView({block: 'center'});
+  m.scrollLeft = 0;
+  const r = m.getBoundingClientRect(), b = m.closest('.admonition').getBoundingClientRect();
+  return {x: r.x, y: r.y, width: r.width, height: r.height, boxLeft: b.x,
+          scrolls: m.scrollWidth > m.clientWidth + 1,
+          box: m.closest('.admonition').className, id: m.id || ''};
+}
+"""
+
+
+def _band_width(pixels, width: int, height: int, background: tuple[int, int, int],
+                columns, tolerance: int = 10, cover: float = 0.85) -> int:
+    """How many consecutive columns (in the order of ``columns``) are a band: at least
+    ``cover`` of their pixels differ from ``background`` by more than ``tolerance``."""
+    band = 0
+    for x in columns:
+        off = sum(1 for y in range(height)
+                  if max(abs(c - b) for c, b in zip(pixels[x, y][:3], background)) > tolerance)
+        if off < cover * height:
+            break
+        band += 1
+    return band
+
+
+def math_band_problems(page, max_band_px: int = 3, limit: int = 12) -> tuple[int, list[str]]:
+    """Display equations inside boxes must show the box's own background at both ends: a
+    band (full-height columns of another colour) wider than ``max_band_px`` at the left
+    or right edge of an equation is a problem.  The box's colour is read from the
+    screenshot just left of the equation, inside the box.  An equation that scrolls is
+    checked at its left end only (scrolled to the start, where no shadow is due).
+    Returns (equations checked, problems)."""
+    import io as _io
+
+    from PIL import Image
+
+    n = page.evaluate(JS_BOXED_MATH, limit)
+    problems: list[str] = []
+    for i in range(n):
+        page.evaluate(JS_MATH_GEOMETRY, i)      # scrolls it into view; read it once painted
+        page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        g = page.evaluate(JS_MATH_GEOMETRY, i)
+        left = max(g["boxLeft"] + 1, g["x"] - 6)
+        if g["width"] < 20 or g["height"] < 8 or g["x"] - left < 2:
+            continue
+        x0, y0 = int(left), int(g["y"]) + 1
+        w, h = int(g["x"] + g["width"]) - x0, int(g["height"]) - 2
+        shot = Image.open(_io.BytesIO(page.screenshot(clip={"x": x0, "y": y0, "width": w, "height": h}))).convert("RGB")
+        px = shot.load()
+        sw, sh = shot.size
+        background = px[1, sh // 2]
+        start = int(g["x"]) - x0 + 1
+        bands = {"left": _band_width(px, sw, sh, background, range(start, sw))}
+        if not g["scrolls"]:
+            bands["right"] = _band_width(px, sw, sh, background, range(sw - 2, start, -1))
+        for side, band in bands.items():
+            if band > max_band_px:
+                problems.append(f"display equation #{i} {g['id']!r} in a {g['box']!r} box: a {band} px band "
+                                f"at its {side} edge (box background rgb{background})")
+    return n, problems
+
+
+#: Display equations inside boxes, each laid out (scrolled to), and what a reader can see of
+#: it: the typeset formula must lie inside its scroll box if it has one (div.math scrolls
+#: sideways), and that box (or the formula, if nothing scrolls) inside every ancestor that
+#: clips its overflow and inside the viewport.
+JS_CLIPPED_MATH = r"""
+() => {
+  const vw = document.documentElement.clientWidth;
+  const maths = Array.from(document.querySelectorAll('main .admonition div.math, main .admonition div.amsmath'))
+    .filter(m => m.getClientRects().length);
+  const scrolls = e => /auto|scroll/.test(getComputedStyle(e).overflowX);
+  const clips = e => getComputedStyle(e).overflowX !== 'visible';
+  const bad = [];
+  maths.forEach((m, i) => {
+    m.scrollIntoView({block: 'center'});
+    const formula = m.querySelector('mjx-container') || m;
+    const f = formula.getBoundingClientRect();
+    let scroller = null;
+    for (let e = formula.parentElement; e && e !== document.body; e = e.parentElement)
+      if (scrolls(e)) { scroller = e; break; }
+    const shown = scroller ? scroller.getBoundingClientRect() : f;
+    const label = (m.id || ('#' + i)) + ' in ' + (m.closest('.admonition').className || 'a box');
+    const from = scroller ? scroller.parentElement : formula.parentElement;
+    for (let e = from; e && e !== document.body; e = e.parentElement) {
+      if (!clips(e)) continue;
+      const r = e.getBoundingClientRect();
+      if (shown.right > r.right + 1 || shown.left < r.left - 1) {
+        bad.push(`${label}: ${scroller ? 'its scroll box' : 'the formula'} (${Math.round(shown.left)}-${Math.round(shown.right)} px) `
+                 + `is cut off by ${e.tagName.toLowerCase()}.${String(e.className).split(' ')[0]} (${Math.round(r.left)}-${Math.round(r.right)} px)`);
+        break;
+      }
+    }
+    if (shown.right > vw + 1 || shown.left < -1)
+      bad.push(`${label}: ${scroller ? 'its scroll box' : 'the formula'} (${Math.round(shown.left)}-${Math.round(shown.right)} px) `
+               + `goes past the ${vw} px viewport`);
+  });
+  window.scrollTo(0, 0);
+  return {checked: maths.length, bad: bad};
+}
+"""
+
+
+def clipped_math_problems(page) -> tuple[int, list[str]]:
+    """Display equations inside boxes that a reader cannot see whole (see
+    :data:`JS_CLIPPED_MATH`): (equations checked, problems)."""
+    found = page.evaluate(JS_CLIPPED_MATH)
+    return found["checked"], [f"display equation cut off: {b}" for b in found["bad"]]

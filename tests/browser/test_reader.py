@@ -1,0 +1,224 @@
+"""The built site as a reader uses it: search, the sidebar buttons, the icons, dark mode.
+
+Each check (in ``site_checks.py``) runs on the served site, and again on the same site with
+a defect planted (the response of one file rewritten in the browser, or a style added),
+which it must report: a check that cannot fail is not a check.
+
+* **Search**: ``search.html?q=<term>`` lists results for "Stieltjes", "BBP", "kappa" and
+  "harmonic" and logs no console error.  Planted: ``doctools.js`` postponed after
+  ``searchtools.js`` (which then throws ``_ready is not defined``).
+* **Sidebar buttons**: at 390 px the visible menu (☰) and contents buttons open their
+  panels (visible, on screen, on top, with links) and Escape closes them; at 1280 px the
+  menu button collapses the sidebar and brings it back.  Planted: the theme's hidden
+  navbar toggles put back before the visible ones (the theme's scripts bind the first).
+* **Icons**: every private-use glyph that CSS ``content`` puts on a page (theorem,
+  exercise and admonition titles, navbar and theme-switch icons) is drawn by the served
+  font, not as a missing-glyph box; and the served font files cover every icon code point
+  the served stylesheets name (fontTools, no browser).  Planted: the solid icon font served
+  without U+F0F3 (the theorem boxes' bell).
+* **Dark mode**: display equations in theorem, proof and exercise boxes show the box's
+  background at both ends (no band wider than 3 px).  Planted: the old scroll-shadow
+  covers drawn in the page's background colour.
+* **Phone width**: display equations in proofs and theorems of chapter 3 at 390 px end
+  inside their box, or scroll inside it (nothing cut off at the right edge).  Planted: a
+  box that clips its overflow and an equation that does not scroll.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import site_checks
+
+pytestmark = pytest.mark.browser
+
+TIMEOUT_MS = 60_000
+#: A chapter with theorems, proofs, exercises and admonitions (the heaviest page).
+CHAPTER = "book/03_bbp"
+#: A light page with a table of contents of its own (for the sidebar buttons).
+LIGHT_PAGE = "book/glossary"
+
+
+@pytest.fixture
+def new_page(browser):
+    """A fresh page (its own context) at a given width: ``new_page(width)``."""
+    contexts = []
+
+    def make(width: int = 1280, height: int = 900):
+        ctx = browser.new_context(viewport={"width": width, "height": height}, service_workers="block")
+        contexts.append(ctx)
+        return ctx.new_page()
+    yield make
+    for ctx in contexts:
+        ctx.close()
+
+
+def _open(page, url: str) -> None:
+    page.goto(url, wait_until="load", timeout=TIMEOUT_MS)
+    # the theme's scripts are loaded after the first paint (static/seqrmt/site.js)
+    page.wait_for_load_state("networkidle", timeout=TIMEOUT_MS)
+
+
+def _rewrite(page, pattern: str, change) -> None:
+    """Serve the responses whose URL matches ``pattern`` with ``change(text)`` as the body."""
+    def handle(route):
+        response = route.fetch()
+        route.fulfill(response=response, body=change(response.text()))
+    page.route(pattern, handle)
+
+
+# ------------------------------------------------------------------ search
+def test_search_lists_results(new_page, site_url):
+    problems = site_checks.search_problems(new_page(), site_url)
+    assert not problems, "\n".join(problems)
+
+
+def test_search_check_catches_a_broken_search(new_page, site_url):
+    page = new_page()
+    _rewrite(page, "**/search.html*", lambda html: re.sub(
+        r'<script src="(_static/doctools\.js[^"]*)"', r'<script type="seqrmt/after-paint" src="\1"', html))
+    problems = site_checks.search_problems(page, site_url, terms=("Stieltjes",))
+    assert any("no result" in p for p in problems), problems
+    assert any("_ready" in p for p in problems), problems
+
+
+# ------------------------------------------------------------------ sidebar buttons
+@pytest.mark.parametrize("width", [390, 1280])
+def test_sidebar_buttons_open_their_panels(new_page, site_url, width):
+    page = new_page(width)
+    _open(page, f"{site_url}/{LIGHT_PAGE}.html")
+    problems = site_checks.sidebar_toggle_problems(page)
+    assert not problems, "\n".join(problems)
+
+
+#: The theme's navbar toggles (hidden by the book theme), put back first in the navbar.
+HIDDEN_TOGGLES = ('<button class="pst-navbar-icon sidebar-toggle primary-toggle" aria-label="Site navigation">'
+                  '<span class="fa-solid fa-bars"></span></button>'
+                  '<button class="pst-navbar-icon sidebar-toggle secondary-toggle" aria-label="On this page">'
+                  '<span class="fa-solid fa-outdent"></span></button>')
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_sidebar_check_catches_a_dead_button(new_page, site_url, width):
+    page = new_page(width)
+    _rewrite(page, f"**/{LIGHT_PAGE}.html", lambda html: html.replace(
+        '<div class="bd-header__inner bd-page-width">',
+        '<div class="bd-header__inner bd-page-width">' + HIDDEN_TOGGLES, 1))
+    _open(page, f"{site_url}/{LIGHT_PAGE}.html")
+    assert page.locator(".primary-toggle").count() == 2          # the defect is planted
+    problems = site_checks.sidebar_toggle_problems(page, timeout_ms=2_000)
+    assert problems and all("does not" in p for p in problems), problems
+    if width < 992:
+        assert len(problems) == 2, problems                      # menu and contents
+
+
+# ------------------------------------------------------------------ icons
+def _chapter_glyphs(page, site_url):
+    _open(page, f"{site_url}/{CHAPTER}.html")
+    return site_checks.missing_glyph_problems(page)
+
+
+def test_every_icon_glyph_is_in_the_served_font(new_page, site_url):
+    glyphs, problems = _chapter_glyphs(new_page(), site_url)
+    assert glyphs >= 10, f"only {glyphs} icon glyphs found on {CHAPTER} (theorem, exercise, navbar icons)"
+    assert not problems, "\n".join(problems)
+
+
+def test_glyph_check_catches_a_missing_glyph(new_page, site_url, built_site, tmp_path):
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
+
+    served = built_site / "_static" / "vendor" / "fontawesome" / "webfonts" / "fa-solid-900.subset.woff"
+    font = TTFont(str(served))
+    keep = sorted(set(font.getBestCmap()) - {0xF0F3})
+    font.close()
+    options = subset.Options()
+    options.flavor = "woff"
+    options.notdef_outline = True
+    cut = subset.load_font(str(served), options)
+    sub = subset.Subsetter(options)
+    sub.populate(unicodes=keep)
+    sub.subset(cut)
+    planted = tmp_path / "without-bell.woff"
+    subset.save_font(cut, str(planted), options)
+    page = new_page()
+    page.route("**/fa-solid-900.subset.woff*", lambda route: route.fulfill(
+        path=str(planted), headers={"Content-Type": "font/woff"}))
+    glyphs, problems = _chapter_glyphs(page, site_url)
+    assert any("U+F0F3" in p for p in problems), problems
+
+
+def test_served_fonts_cover_every_icon_the_stylesheets_name(built_site):
+    """fontTools on the served files: each Font Awesome font of the site has every glyph of
+    its full font that any served stylesheet names."""
+    from fontTools.ttLib import TTFont
+
+    sys_path = Path(__file__).resolve().parents[2] / "site_assets"
+    import sys
+    sys.path.insert(0, str(sys_path))
+    import seqrmt_site
+
+    named = seqrmt_site.served_icon_codepoints(built_site)
+    assert {0xF0F3, 0xF303} <= named, sorted(map(hex, named))     # proofs' bell, exercises' pencil
+    webfonts = built_site / "_static" / "vendor" / "fontawesome" / "webfonts"
+    theme_css = (built_site / "_static" / "styles" / "pydata-sphinx-theme.css").read_text(encoding="utf-8")
+    served = re.findall(r"url\(\.\./vendor/fontawesome/webfonts/([a-z0-9.-]+)\) format", theme_css)
+    assert served, "no Font Awesome @font-face in the theme's CSS"
+    missing = []
+    for first in dict.fromkeys(s for s in served if not s.endswith(".ttf")):
+        full = TTFont(str(webfonts / (first.split(".")[0] + ".ttf"))).getBestCmap()
+        have = TTFont(str(webfonts / first)).getBestCmap()
+        lost = sorted(c for c in named if c in full and c not in have)
+        missing += [f"{first}: U+{c:04X}" for c in lost]
+    assert not missing, f"icons named by the served CSS but cut from the served fonts: {missing}"
+
+
+# ------------------------------------------------------------------ dark mode
+OLD_COVERS = """main div.math, main div.amsmath { background:
+  linear-gradient(to right, var(--pst-color-background, #fff) 30%, rgba(255, 255, 255, 0)) left center / 2em 100% no-repeat local,
+  linear-gradient(to left, var(--pst-color-background, #fff) 30%, rgba(255, 255, 255, 0)) right center / 2em 100% no-repeat local
+  !important; }"""
+
+
+def _dark_chapter(page, site_url, plant: str | None = None):
+    _open(page, f"{site_url}/{CHAPTER}.html")
+    page.evaluate("() => { document.documentElement.dataset.theme = 'dark'; }")
+    if plant:
+        page.add_style_tag(content=plant)
+    return site_checks.math_band_problems(page)
+
+
+def test_dark_mode_equations_in_boxes_have_no_bands(new_page, site_url):
+    checked, problems = _dark_chapter(new_page(), site_url)
+    assert checked >= 5, f"only {checked} display equations in boxes on {CHAPTER}"
+    assert not problems, "\n".join(problems)
+
+
+def test_band_check_catches_dark_bands(new_page, site_url):
+    checked, problems = _dark_chapter(new_page(), site_url, plant=OLD_COVERS)
+    assert checked and len(problems) >= checked, problems       # both ends of every equation
+
+
+# ------------------------------------------------------------------ phone width
+def test_boxed_math_is_not_cut_off_at_phone_width(new_page, site_url):
+    page = new_page(390, 844)
+    _open(page, f"{site_url}/{CHAPTER}.html")
+    checked, problems = site_checks.clipped_math_problems(page)
+    assert checked >= 5, f"only {checked} display equations in boxes on {CHAPTER}"
+    assert not problems, "\n".join(problems)
+
+
+CLIPPING_BOX = """main .admonition { overflow: hidden !important; }
+main .admonition div.math, main .admonition div.amsmath { overflow: visible !important;
+  max-width: none !important; }"""
+
+
+def test_clipping_check_catches_cut_off_math(new_page, site_url):
+    page = new_page(390, 844)
+    _open(page, f"{site_url}/{CHAPTER}.html")
+    page.add_style_tag(content=CLIPPING_BOX)
+    checked, problems = site_checks.clipped_math_problems(page)
+    assert problems, f"{checked} equations checked, none reported cut off"
