@@ -477,7 +477,12 @@ def explore(
     try:
         for k, index in enumerate(itertools.product(*(range(s) for s in shape))):
             params = {n: values[n][i] for n, i in zip(names, index)}
-            frame = _render_frame(plot(**params), dpi)
+            fig = plot(**params)
+            try:  # named by the readability check (seqrmt.plots.assert_figures_readable)
+                fig.seqrmt_params = params
+            except AttributeError:  # pragma: no cover - not a Figure; _render_frame says so
+                pass
+            frame = _render_frame(fig, dpi)
             frame["status"] = f"Showing {_settings_text(params, labels)}. {frame['alt']}"
             frames[index] = frame
             bar.step(k + 1, ", ".join(f"{n}={_format_value(v)}" for n, v in params.items()))

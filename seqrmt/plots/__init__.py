@@ -14,3 +14,4 @@ from .experiments import *  # noqa: F401,F403
 from .validation import *  # noqa: F401,F403
 from .learning import *  # noqa: F401,F403
 from .toolkit import *  # noqa: F401,F403
+from ._check import *  # noqa: F401,F403

@@ -50,7 +50,7 @@ _TEX = {
 }
 _DROP = ("mathrm", "mathbf", "mathcal", "mathbb", "text", "operatorname", "tilde", "hat",
          "bar", "widetilde", "boldsymbol", "rm", "mathit", "left", "right", "big", "Big",
-         "displaystyle", "mathsf", "bf", "it")
+         "displaystyle", "mathsf", "bf", "it", "mathdefault")
 
 
 def plain_text(s: str) -> str:
@@ -176,20 +176,27 @@ def readable_fonts(fig, *, column_px: float = COLUMN_PX, min_px: float = MIN_TEX
 
 
 def render_png(fig, *, css_dpi: float = CSS_DPI, density: float = PIXEL_DENSITY,
-               tight: bool = True, palette: bool = True) -> tuple[bytes, int, int]:
+               tight: bool = True, palette: bool = True, check: bool = True) -> tuple[bytes, int, int]:
     """Render ``fig`` to PNG at ``density`` device pixels per CSS pixel.
 
     Returns ``(png_bytes, css_width, css_height)``: show the image at
     ``css_width x css_height`` CSS pixels so that it is sharp on a 2x screen.  With
     ``palette=True`` the image is quantized to at most 256 colours (lossless for the
-    book's flat-colour plots up to antialiasing shades) to keep it small.
+    book's flat-colour plots up to antialiasing shades) to keep it small.  With
+    ``check=True`` the figure's readability is checked and recorded
+    (:func:`seqrmt.plots.record_figure`, :func:`seqrmt.plots.assert_figures_readable`).
     """
     import io
     from PIL import Image as _Image
 
     buf = io.BytesIO()
     kw = dict(bbox_inches="tight", pad_inches=0.05) if tight else {}
-    fig.savefig(buf, format="png", dpi=css_dpi * density, facecolor="white", **kw)
+    if check:
+        from ._check import checking_draws
+        with checking_draws(fig, css_dpi=css_dpi, where="inline" if tight else "frame"):
+            fig.savefig(buf, format="png", dpi=css_dpi * density, facecolor="white", **kw)
+    else:
+        fig.savefig(buf, format="png", dpi=css_dpi * density, facecolor="white", **kw)
     img = _Image.open(io.BytesIO(buf.getvalue()))
     w, h = img.size
     if palette:
@@ -234,8 +241,11 @@ _register_display()
 def figure(ncols: int = 1, nrows: int = 1, *, width: float = 6.4, height: float = 3.6, **kw):
     """A figure and axes with the book's size, created without pyplot's global state
     (so that closing it is never forgotten and no stray inline figure appears)."""
+    import sys
     from matplotlib.figure import Figure
     fig = Figure(figsize=(width, height), layout="constrained")
+    # the figure function that asked for it, named by the readability check
+    fig.seqrmt_origin = sys._getframe(1).f_code.co_name
     axes = fig.subplots(nrows, ncols, squeeze=True, **kw)
     return fig, axes
 
