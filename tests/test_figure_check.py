@@ -141,7 +141,8 @@ def test_squeezed_axes_and_bars_off_the_top():
 def test_legend_over_tick_labels_and_outside_its_axes():
     fig, ax = srp.figure(width=6.4, height=3.6)
     ax.plot([0, 1], [0, 1], label="line")
-    ax.legend(loc="center left", bbox_to_anchor=(-0.15, 0.5)).set_in_layout(False)
+    ax.set_yticks([0.0, 0.5, 1.0])
+    ax.legend(loc="center left", bbox_to_anchor=(-0.06, 0.5)).set_in_layout(False)
     srp.readable_fonts(fig)
     problems = srp.figure_problems(fig)
     assert "legend spills out of its axes" in kinds(problems), problems
