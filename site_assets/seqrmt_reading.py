@@ -26,6 +26,12 @@ so a reader can judge it.
 It is inserted as ``<p class="seqrmt-reading-time">`` right after the paragraph that opens
 with "Before you start." (or, without one, after the page title), in every format.
 
+**The index of results.**  sphinx-proof's domain index (``prf-prf.html``, "Proof Index") lists
+the raw labels of the statements (``thm-bulk``, ``def-large-T``).  The extension replaces it by
+an index a reader can use: the statements grouped by kind (theorems, conjectures, definitions,
+...), each as its number and title ("Theorem 2.1 (The bulk law)"), with the page it is on, in
+the order of the book.  The titles are collected from the doctrees (``env.seqrmt_statements``).
+
 Config values: ``seqrmt_reading_pages`` (a regular expression matched against the docname;
 default the numbered chapters ``book/NN_...``), ``seqrmt_reading_words_per_minute`` (100),
 ``seqrmt_reading_seconds_per_equation`` (20), ``seqrmt_reading_seconds_per_figure`` (30).
@@ -186,6 +192,100 @@ def _doctree_read(app: Any, doctree: nodes.document) -> None:
                                   float(app.config.seqrmt_reading_seconds_per_figure)))
 
 
+# ---------------------------------------------------------------- the index of results
+def _collect_statements(app: Any, doctree: nodes.document) -> None:
+    """Number-free facts of every labelled sphinx-proof statement of the page."""
+    found = getattr(app.env, "seqrmt_statements", None)
+    if found is None:
+        found = app.env.seqrmt_statements = {}
+    for node in doctree.findall(nodes.Element):
+        if "countertype" not in node.attributes or "label" not in node.attributes or not node["ids"]:
+            continue
+        title = str(node.get("title", "")).strip()
+        if title.startswith("(") and title.endswith(")"):
+            title = title[1:-1].strip()
+        found[node["label"]] = {"docname": app.env.docname, "countertype": node["countertype"],
+                                "realtype": node.get("realtype", node["countertype"]),
+                                "id": node["ids"][0], "title": title}
+
+
+def _purge_statements(app: Any, env: Any, docname: str) -> None:
+    found = getattr(env, "seqrmt_statements", {})
+    for label in [k for k, v in found.items() if v["docname"] == docname]:
+        del found[label]
+
+
+def _merge_statements(app: Any, env: Any, docnames: Any, other: Any) -> None:
+    if not hasattr(env, "seqrmt_statements"):
+        env.seqrmt_statements = {}
+    env.seqrmt_statements.update(getattr(other, "seqrmt_statements", {}))
+
+
+#: Headings of the index, in this order (sphinx-proof's types; any other kind goes last).
+KINDS = ("theorem", "proposition", "lemma", "corollary", "conjecture", "assumption",
+         "definition", "axiom", "criterion", "algorithm", "example", "remark", "observation",
+         "property", "notation")
+
+
+def statement_entries(env: Any) -> list[tuple[str, list[tuple]]]:
+    """The index of results: ``[(heading, [IndexEntry fields]), ...]``, in the book's order."""
+    from sphinx.locale import _ as translate
+
+    order = {doc: i for i, doc in enumerate(_toc_order(env))}
+    groups: dict[str, list[tuple]] = {}
+    for label, info in getattr(env, "seqrmt_statements", {}).items():
+        kind = info["realtype"]
+        number = env.toc_fignumbers.get(info["docname"], {}).get(info["countertype"], {}).get(info["id"])
+        name = translate(kind.capitalize())
+        if number:
+            name += " " + ".".join(str(n) for n in number)
+        if info["title"]:
+            name += f" ({info['title']})"
+        page = env.titles.get(info["docname"])
+        extra = page.astext() if page is not None else ""
+        key = (order.get(info["docname"], len(order)), tuple(number or (10 ** 6,)), label)
+        groups.setdefault(kind, []).append((key, (name, 0, info["docname"], info["id"], extra, "", "")))
+    ranked = sorted(groups, key=lambda k: (KINDS.index(k) if k in KINDS else len(KINDS), k))
+    return [(translate(k.capitalize()) + ("s" if not k.endswith("s") else ""),
+             [entry for _, entry in sorted(groups[k])]) for k in ranked]
+
+
+def _toc_order(env: Any) -> list[str]:
+    """The documents in the order of the table of contents, from the root."""
+    seen: list[str] = []
+
+    def walk(doc: str) -> None:
+        if doc in seen:
+            return
+        seen.append(doc)
+        for child in env.toctree_includes.get(doc, []):
+            walk(child)
+
+    walk(env.config.root_doc)
+    return seen
+
+
+def _replace_proof_index(app: Any) -> None:
+    """sphinx-proof's index of raw labels becomes the index of results (numbers and titles)."""
+    try:
+        from sphinx_proof.domain import ProofDomain, ProofIndex
+    except ImportError:      # the book without sphinx-proof: nothing to replace
+        return
+
+    class ResultsIndex(ProofIndex):
+        localname = "Index of results"
+        shortname = "Results"
+
+        def generate(self, docnames: Any = None) -> tuple[list, bool]:
+            return statement_entries(self.domain.env), False
+
+    ProofDomain.indices = [ResultsIndex]
+    # a Domain copies its class's indices when it is made: replace the copy too
+    domain = app.env.domains.get("prf") if app.env is not None else None
+    if domain is not None:
+        domain.indices = [ResultsIndex]
+
+
 def setup(app: Any) -> dict[str, Any]:
     app.add_config_value("seqrmt_reading_pages", r"^book/\d\d_", "env")
     app.add_config_value("seqrmt_reading_words_per_minute", 100, "env")
@@ -194,4 +294,8 @@ def setup(app: Any) -> dict[str, Any]:
     # Before the PDF moves the self-check answers to the end of the chapter, and before the
     # collectors read the page.
     app.connect("doctree-read", _doctree_read, priority=50)
+    app.connect("doctree-read", _collect_statements)
+    app.connect("env-purge-doc", _purge_statements)
+    app.connect("env-merge-info", _merge_statements)
+    app.connect("builder-inited", _replace_proof_index)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

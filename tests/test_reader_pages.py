@@ -82,6 +82,7 @@ PROSE = [
     "Section heading",
     "A list item with six words",
     "A theorem statement of seven words here",
+    "Theorem 1.1 (Scratch result)",      # its heading, written by sphinx-proof
 ]
 HIDDEN = "SOLUTIONWORD appears only in the solution and must never be counted"
 
@@ -103,7 +104,7 @@ def _notebook() -> dict:
                                {"model_id": "0" * 32, "version_major": 2, "version_minor": 0},
                                "text/plain": "Explorer"}}]},
         md(f"## {PROSE[4]}\n\n* {PROSE[5]}\n\n$$\nz = 3\n$$\n\n"
-           f"```{{prf:theorem}}\n:label: thm-scratch\n{PROSE[6]}\n```\n\n"
+           f"```{{prf:theorem}} Scratch result\n:label: thm-scratch\n{PROSE[6]}\n```\n\n"
            f"```{{exercise}}\n:label: ex-scratch\nDo it.\n```\n\n"
            f"```{{solution}} ex-scratch\n:class: dropdown\n{HIDDEN}\n```\n", "d"),
     ]
@@ -113,7 +114,7 @@ def _notebook() -> dict:
 
 
 @pytest.fixture(scope="module")
-def scratch_doctree(tmp_path_factory):
+def scratch(tmp_path_factory):
     from sphinx.application import Sphinx
 
     src = tmp_path_factory.mktemp("reading")
@@ -131,12 +132,13 @@ def scratch_doctree(tmp_path_factory):
     app = Sphinx(str(src), str(src), str(out / "html"), str(out / "doctrees"), "html",
                  status=None, warning=None, freshenv=True)
     app.build()
-    return app.env.get_doctree("book/01_scratch")
+    return app.env.get_doctree("book/01_scratch"), out / "html"
 
 
-def test_the_scratch_page_states_what_its_doctree_holds(scratch_doctree):
+def test_the_scratch_page_states_what_its_doctree_holds(scratch):
     from docutils import nodes
 
+    scratch_doctree = scratch[0]
     found = [p for p in scratch_doctree.findall(nodes.paragraph) if reading.CLASS in p["classes"]]
     assert len(found) == 1
     s = parse_sentence(found[0].astext())
@@ -154,10 +156,22 @@ def test_the_scratch_page_states_what_its_doctree_holds(scratch_doctree):
     assert previous.astext().startswith("Before you start.")
 
 
-def test_solution_words_are_not_counted(scratch_doctree):
+def test_solution_words_are_not_counted(scratch):
+    scratch_doctree = scratch[0]
     text = "".join(reading._prose(scratch_doctree))
     assert "SOLUTIONWORD" not in text and "print" not in text and "output words" not in text
     assert "twelve words" in text
+
+
+def test_the_index_of_results_shows_numbers_and_titles(scratch):
+    """sphinx-proof's "Proof Index" listed raw labels; the book's lists "Theorem 1.1 (title)"."""
+    index = (scratch[1] / "prf-prf.html").read_text(encoding="utf-8")
+    from bs4 import BeautifulSoup
+
+    links = [a.get_text(" ", strip=True) for a in BeautifulSoup(index, "html.parser").select("table a")]
+    assert any("Scratch result" in t and "Theorem" in t for t in links), links
+    assert not any(t == "thm-scratch" for t in links), links
+    assert "Index of results" in index
 
 
 def test_a_wrong_reading_time_is_caught():
