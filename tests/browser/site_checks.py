@@ -319,10 +319,10 @@ def search_problems(page, base_url: str, terms=SEARCH_TERMS, timeout_ms: int = 3
     for term in terms:
         before = len(errors)
         page.goto(f"{base_url}/search.html?q={term}", wait_until="load", timeout=timeout_ms)
-        try:
-            page.wait_for_function(JS_SEARCH_DONE, timeout=timeout_ms)
-        except Exception:
-            pass
+        # until the search has finished, or an error says it never will
+        deadline = time.monotonic() + timeout_ms / 1000
+        while not page.evaluate(JS_SEARCH_DONE) and len(errors) == before and time.monotonic() < deadline:
+            page.wait_for_timeout(100)
         found = page.evaluate(JS_SEARCH_RESULTS)
         if found["results"] == 0:
             problems.append(f"search for {term!r}: no result listed (summary {found['summary']!r})")
@@ -565,49 +565,56 @@ def math_band_problems(page, max_band_px: int = 3, limit: int = 12) -> tuple[int
     return n, problems
 
 
-#: Display equations inside boxes, each laid out (scrolled to), and what a reader can see of
-#: it: the typeset formula must lie inside its scroll box if it has one (div.math scrolls
-#: sideways), and that box (or the formula, if nothing scrolls) inside every ancestor that
-#: clips its overflow and inside the viewport.
+#: Formulas (display and inline) of the article, most of them in boxes (theorems, proofs,
+#: exercises, admonitions, which clip their overflow), and whether a reader can see each whole: walking up from the formula, an ancestor that
+#: scrolls sideways (overflow auto/scroll: div.math, or a long inline formula's span.math)
+#: makes what it holds reachable, and from there its own box is what must be seen; an
+#: ancestor that clips (overflow hidden/clip: the theme's span.math and .admonition) must
+#: contain what must be seen, and so must the viewport.  Every section is laid out for the
+#: check (content-visibility switched off while it runs), and the page's scripts get two
+#: frames to react to that layout (as they do when a reader scrolls to a section).
 JS_CLIPPED_MATH = r"""
-() => {
+async () => {
+  const style = document.createElement('style');
+  style.textContent = 'main section { content-visibility: visible !important; }';
+  document.head.appendChild(style);
+  // the page's own script (site.js) measures each formula once it is laid out
+  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 50))));
   const vw = document.documentElement.clientWidth;
-  const maths = Array.from(document.querySelectorAll('main .admonition div.math, main .admonition div.amsmath'))
-    .filter(m => m.getClientRects().length);
-  const scrolls = e => /auto|scroll/.test(getComputedStyle(e).overflowX);
-  const clips = e => getComputedStyle(e).overflowX !== 'visible';
+  const formulas = Array.from(document.querySelectorAll('main article mjx-container'))
+    .filter(m => m.getClientRects().length && getComputedStyle(m).visibility === 'visible');
   const bad = [];
-  maths.forEach((m, i) => {
-    m.scrollIntoView({block: 'center'});
-    const formula = m.querySelector('mjx-container') || m;
-    const f = formula.getBoundingClientRect();
-    let scroller = null;
-    for (let e = formula.parentElement; e && e !== document.body; e = e.parentElement)
-      if (scrolls(e)) { scroller = e; break; }
-    const shown = scroller ? scroller.getBoundingClientRect() : f;
-    const label = (m.id || ('#' + i)) + ' in ' + (m.closest('.admonition').className || 'a box');
-    const from = scroller ? scroller.parentElement : formula.parentElement;
-    for (let e = from; e && e !== document.body; e = e.parentElement) {
-      if (!clips(e)) continue;
+  const px = r => `${Math.round(r.left)}-${Math.round(r.right)} px`;
+  const name = e => e.tagName.toLowerCase() + (typeof e.className === 'string' && e.className
+                    ? '.' + e.className.trim().split(/\s+/).slice(0, 2).join('.') : '');
+  const overflow = new Map();
+  const ox = e => { if (!overflow.has(e)) overflow.set(e, getComputedStyle(e).overflowX); return overflow.get(e); };
+  formulas.forEach((m, i) => {
+    const inline = m.getAttribute('display') !== 'true';
+    const box = m.closest('.admonition');
+    const label = `${inline ? 'inline' : 'display'} formula #${i}` + (box ? ` in ${name(box)}` : '');
+    let seen = (m.querySelector('mjx-math') || m).getBoundingClientRect(), what = 'the formula';
+    for (let e = m.parentElement; e && e !== document.body; e = e.parentElement) {
+      const o = ox(e);
+      if (o === 'visible') continue;
       const r = e.getBoundingClientRect();
-      if (shown.right > r.right + 1 || shown.left < r.left - 1) {
-        bad.push(`${label}: ${scroller ? 'its scroll box' : 'the formula'} (${Math.round(shown.left)}-${Math.round(shown.right)} px) `
-                 + `is cut off by ${e.tagName.toLowerCase()}.${String(e.className).split(' ')[0]} (${Math.round(r.left)}-${Math.round(r.right)} px)`);
-        break;
+      if (seen.right > r.right + 1 || seen.left < r.left - 1) {
+        if (o === 'auto' || o === 'scroll') { seen = r; what = `its scroll box ${name(e)}`; continue; }
+        bad.push(`${label}: ${what} (${px(seen)}) is cut off by ${name(e)} (${px(r)}, overflow ${o})`);
+        return;
       }
     }
-    if (shown.right > vw + 1 || shown.left < -1)
-      bad.push(`${label}: ${scroller ? 'its scroll box' : 'the formula'} (${Math.round(shown.left)}-${Math.round(shown.right)} px) `
-               + `goes past the ${vw} px viewport`);
+    if (seen.right > vw + 1 || seen.left < -1)
+      bad.push(`${label}: ${what} (${px(seen)}) goes past the ${vw} px viewport`);
   });
-  window.scrollTo(0, 0);
-  return {checked: maths.length, bad: bad};
+  style.remove();
+  return {checked: formulas.length, bad: bad};
 }
 """
 
 
 def clipped_math_problems(page) -> tuple[int, list[str]]:
-    """Display equations inside boxes that a reader cannot see whole (see
-    :data:`JS_CLIPPED_MATH`): (equations checked, problems)."""
+    """Formulas that a reader cannot see whole (see :data:`JS_CLIPPED_MATH`):
+    (formulas checked, problems)."""
     found = page.evaluate(JS_CLIPPED_MATH)
-    return found["checked"], [f"display equation cut off: {b}" for b in found["bad"]]
+    return found["checked"], [f"cut off: {b}" for b in found["bad"]]

@@ -1,8 +1,9 @@
 /* seqrmt: small page helpers (every page, deferred; added by site_assets/seqrmt_site.py).
  *
- * Wide display equations: site.css lets div.math scroll sideways with scroll shadows as
- * the visual cue.  Here, every equation that actually overflows (checked when it is laid
- * out, and again when its width or the column's changes) becomes a keyboard tab stop
+ * Wide display equations: site.css lets div.math (and a long inline formula's span.math)
+ * scroll sideways with scroll shadows as the visual cue.  Here, every equation that
+ * actually overflows (checked when it is laid out, and again when its width or the
+ * column's changes) becomes a keyboard tab stop
  * (tabindex=0, class "seqrmt-scrolls"), so that it can be scrolled with the arrow keys;
  * equations that fit are not tab stops.  (The math is typeset when the site is built, by
  * site_assets/seqrmt_math.py: no MathJax runs in the browser.)
@@ -44,7 +45,13 @@
    * tables, registered by the theme's script through seqrmtWatchScrollable) is a tab stop
    * (tabindex 0) when it can scroll and focusable only by script (-1) when it cannot. */
   function mark(box) {
-    var scrolls = box.scrollWidth > box.clientWidth + 1;
+    /* An inline formula (span.math, overflow hidden in the theme's CSS) is wide when its
+     * typeset formula is wider than the span, which the column limits (max-width 100%); its
+     * scrollWidth is not a measure: the hidden MathML for screen readers counts in it. */
+    var inline = box.tagName === "SPAN" && box.classList.contains("math");
+    var formula = inline ? box.querySelector("mjx-math") : null;
+    var scrolls = inline ? !!formula && formula.getBoundingClientRect().width > box.clientWidth + 1
+                         : box.scrollWidth > box.clientWidth + 1;
     if (!box.classList.contains("math") && !box.classList.contains("amsmath")) {
       box.tabIndex = scrolls || box.scrollHeight > box.clientHeight + 1 ? 0 : -1;
       return;
@@ -75,6 +82,7 @@
     if (box.__seqrmtBox === undefined) {
       box.__seqrmtBox = box;
       observer.observe(box);
+      if (box.tagName === "SPAN") return;   // an inline formula: its own size is enough
       var inner = box.querySelector("mjx-math") || box.firstElementChild;
       if (inner && inner.__seqrmtBox === undefined) {
         inner.__seqrmtBox = box;
@@ -85,7 +93,9 @@
   window.seqrmtWatchScrollable = watch;
 
   function watchEquations() {
-    Array.prototype.forEach.call(document.querySelectorAll("main div.math, main div.amsmath"), watch);
+    /* display equations, and inline formulas (span.math: one wider than the column, a long
+     * formula of a proof on a phone, scrolls sideways, site.css) */
+    Array.prototype.forEach.call(document.querySelectorAll("main div.math, main div.amsmath, main span.math"), watch);
     document.documentElement.setAttribute("data-seqrmt-math", "watched");
   }
 
