@@ -21,6 +21,10 @@ writes
   ``site_assets/static/seqrmt/vendor/`` (npm packages, see ``scripts/vendor_assets.sh``),
   so that the decks load nothing from a CDN and work offline, from ``file://`` too.
 
+Every slide has speaker notes: a markdown cell with ``slide_type: notes`` becomes an
+``<aside class="notes">`` of its slide (hidden; ``<deck>.html?notes`` shows them under the
+slides, for a teacher preparing the lecture or printing it).
+
 Code cells are hidden on the slides unless tagged ``show-input``; their outputs are
 shown (``image/png``, ``text/markdown``, ``text/plain`` and streams; widget views are
 never shown).  A figure's alt text is the ``alt`` entry of the output's ``image/png``
@@ -224,8 +228,10 @@ DECK_TEMPLATE = """<!DOCTYPE html>
 </div></div>
 <script src="_vendor/reveal/reveal.js"></script>
 <script>
+// Speaker notes (<aside class="notes">) stay hidden; deck.html?notes shows them under each slide.
 Reveal.initialize({{hash: true, slideNumber: 'c/t', width: 1280, height: 800, margin: 0.04,
-                    transition: 'none', center: false}});
+                    transition: 'none', center: false,
+                    showNotes: /[?&]notes(=|&|$)/.test(window.location.search)}});
 </script>
 </body>
 </html>

@@ -9,7 +9,11 @@
   functions with the same parameters;
 * figures get their alt text from the figure itself (``seqrmt.plots.set_alt``), never typed
   in the deck: no cell carries an ``alt`` metadata entry;
-* every cell's ``slide_type`` is one that the build script understands.
+* every cell's ``slide_type`` is one that the build script understands;
+* every slide has speaker notes (``slide_type: notes`` cells, rendered as reveal.js
+  ``<aside class="notes">``);
+* the "Exercises to try" slide lists every exercise of its chapter, linked by its label, with
+  the book's difficulty stars (a wrong or missing star level is caught).
 
 The decks are executed and rendered by ``scripts/build_slides.py``; the rendered decks
 are checked in a browser by ``tests/browser/test_slides.py``.
@@ -127,3 +131,88 @@ def test_deck_figures_are_the_chapters(deck):
         if shows_figure:
             figures += 1
     assert figures >= 2, f"{deck}: {figures} figures, at least 2 required"
+
+
+# ------------------------------------------------------------------ speaker notes, difficulty
+_EXERCISE = re.compile(r"^`{3,}\{exercise(?:-start)?\}\s*(.*?)\s*\n:label:\s*(\S+)", re.M)
+_STARS = re.compile(r"^(★+)")
+_DECK_EXERCISE = re.compile(r"\[(★+)[^\]]*\]\(\.\./book/(0\d_\w+)\.html#([\w-]+)\)")
+
+
+def book_exercises(chapter: str) -> dict[str, str]:
+    """``{label: stars}`` of the exercises of a chapter, read from its titles."""
+    out = {}
+    for cell in _cells(ROOT / "book" / f"{chapter}.ipynb"):
+        if cell["cell_type"] == "markdown":
+            for title, label in _EXERCISE.findall(_src(cell)):
+                m = _STARS.match(title)
+                out[label] = m.group(1) if m else ""
+    return out
+
+
+def star_mismatches(deck_text: str, chapter: str) -> list[str]:
+    """Exercises whose stars on the deck differ from the book's, or that the deck leaves out."""
+    book = book_exercises(chapter)
+    listed = {}
+    bad = []
+    for stars, page, label in _DECK_EXERCISE.findall(deck_text):
+        if page != chapter or label not in book:
+            bad.append(f"{label}: not an exercise of {chapter}")
+            continue
+        listed[label] = stars
+        if stars != book[label]:
+            bad.append(f"{label}: {stars} on the slide, {book[label]} in the book")
+    bad += [f"{label}: missing from the deck" for label in book if label not in listed]
+    return bad
+
+
+@pytest.mark.parametrize("deck", DECKS)
+def test_exercise_stars_agree_with_the_book(deck):
+    text = "\n".join(_src(c) for c in _cells(SLIDES / f"{deck}.ipynb") if c["cell_type"] == "markdown")
+    assert book_exercises(deck), f"book/{deck}.ipynb has no exercise"
+    assert not star_mismatches(text, deck)
+
+
+def test_a_wrong_star_level_is_caught():
+    deck = "03_bbp"
+    text = "\n".join(_src(c) for c in _cells(SLIDES / f"{deck}.ipynb") if c["cell_type"] == "markdown")
+    label, stars = next((k, v) for k, v in book_exercises(deck).items() if len(v) == 3)
+    planted = re.sub(r"\[★+ ([^\]]*\]\(\.\./book/03_bbp\.html#" + re.escape(label) + r"\))",
+                     r"[★★ \1", text)
+    assert planted != text
+    assert any(label in m for m in star_mismatches(planted, deck))
+    dropped = re.sub(r"^\* \[[^\n]*#" + re.escape(label) + r"\)\n", "", text, flags=re.M)
+    assert any("missing" in m for m in star_mismatches(dropped, deck))
+
+
+@pytest.mark.parametrize("deck", DECKS)
+def test_every_slide_has_speaker_notes(deck):
+    build = _build_module()
+    cells = _cells(SLIDES / f"{deck}.ipynb")
+    slides, current = [], None
+    for c in cells:
+        kind = build.slide_type(c)
+        if kind == "skip":
+            continue
+        if kind in ("slide", "subslide") or current is None:
+            current = {"notes": ""}
+            slides.append(current)
+        if kind == "notes":
+            current["notes"] += _src(c)
+    empty = [i + 1 for i, s in enumerate(slides) if len(s["notes"].split()) < 5]
+    assert not empty, f"{deck}: slides without speaker notes: {empty}"
+
+
+def test_notes_are_rendered_as_reveal_asides():
+    build = _build_module()
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("## A slide", metadata={"slideshow": {"slide_type": "slide"}}),
+                nbformat.v4.new_markdown_cell("Say this out loud.",
+                                              metadata={"slideshow": {"slide_type": "notes"}}),
+                nbformat.v4.new_markdown_cell("## Next", metadata={"slideshow": {"slide_type": "slide"}})]
+    sections = build.deck_slides(nb, "scratch")
+    assert len(sections) == 2
+    assert re.search(r'<aside class="notes">\s*<p>Say this out loud\.</p>\s*</aside>', sections[0])
+    assert "aside" not in sections[1]
