@@ -10,7 +10,7 @@ could not read:
   spills out of its axes or lies over another axes;
 * a legend over more than :data:`MAX_LEGEND_COVER` of the plotted points of its
   axes (line vertices resampled every few pixels, scatter points, bar tops);
-* bars that run off the top of their axes;
+* bars (and histogram steps) that run off the top of their axes;
 * text smaller than :data:`MIN_CSS_PX` CSS pixels at the size the page shows the
   figure: a figure ``w`` inches wide rendered at ``css_dpi`` CSS pixels per inch is
   ``w * css_dpi`` CSS pixels wide, shown at ``min(1, column / (w * css_dpi))`` of that
@@ -170,7 +170,7 @@ def _resample(xy: np.ndarray, step: float, cap: int = 4000) -> np.ndarray:
 def _data_points(ax, step: float) -> np.ndarray:
     """Display coordinates of what ``ax`` plots, clipped to its area."""
     from matplotlib.collections import LineCollection, PathCollection, PolyCollection
-    from matplotlib.patches import Rectangle
+    from matplotlib.patches import Rectangle, StepPatch
 
     pts = []
     for line in ax.lines:
@@ -197,6 +197,11 @@ def _data_points(ax, step: float) -> np.ndarray:
                 pts.append(coll.get_offset_transform().transform(np.asarray(off, float)))
         elif isinstance(coll, PolyCollection):
             continue  # filled bands: the lines drawn on them count
+    for p in ax.patches:
+        if isinstance(p, StepPatch) and p.get_visible():
+            vals, edges = p.get_data()[:2]
+            mid = 0.5 * (np.asarray(edges[1:], float) + np.asarray(edges[:-1], float))
+            pts.append(p.get_transform().transform(np.column_stack([mid, np.asarray(vals, float)])))
     bars = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_visible()]
     if bars:
         tops = []
@@ -405,7 +410,7 @@ def _problems(fig, renderer, *, css_dpi, css_width, columns, min_px, max_legend_
                                     f"of the plotted points (at most {100 * max_legend_cover:.0f} %)")
 
     # 5. axes: slivers, bars off the top
-    from matplotlib.patches import Rectangle
+    from matplotlib.patches import Rectangle, StepPatch
 
     desk = min(1.0, columns[0] / css_width) * px_per_fig_px
     for ax in fig.axes:
@@ -417,9 +422,13 @@ def _problems(fig, renderer, *, css_dpi, css_width, columns, min_px, max_legend_
                             f"(needs {min_axes_px:g} each way)")
         bars = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_visible()
                 and p.get_height() > 0]
-        if bars and ax.get_yscale() == "linear":
+        tops = [p.get_y() + p.get_height() for p in bars]
+        for p in ax.patches:
+            if isinstance(p, StepPatch) and p.get_visible():
+                tops.extend(np.asarray(p.get_data()[0], float).tolist())
+        if tops and ax.get_yscale() == "linear":
             top = max(ax.get_ylim())
-            over = [p for p in bars if p.get_y() + p.get_height() > top * (1 + 1e-9) + 1e-12]
+            over = [t for t in tops if t > top * (1 + 1e-9) + 1e-12]
             if over:
                 problems.append(f"bars cut off: {len(over)} bar(s) of {_axes_name(fig, ax)} run off "
                                 f"the top of the axes")

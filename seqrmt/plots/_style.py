@@ -15,7 +15,7 @@ import re
 
 __all__ = ["WEIGHT_COLORS", "THEORY_COLOR", "SIM_COLOR", "IDEAL_COLOR", "MEAN_SPIKE_COLOR",
            "figure", "finish", "set_alt", "alt_text", "plain_text", "fmt",
-           "readable_fonts", "render_png", "COLUMN_PX", "MIN_TEXT_PX"]
+           "readable_fonts", "render_png", "COLUMN_PX", "MIN_TEXT_PX", "legend_below", "legend_right"]
 
 #: One color per weighting, used in every chapter.
 WEIGHT_COLORS = {"mean": "#4C72B0", "causal": "#DD8452", "optimal": "#55A868",
@@ -263,3 +263,33 @@ def finish(ax, *, xlabel: str | None = None, ylabel: str | None = None,
         ax.legend(fontsize="small", frameon=False)
     ax.grid(alpha=0.25)
     return ax
+
+
+def legend_below(fig, ax=None, *, handles=None, labels=None, ncols: int = 2, fontsize="small", **kw):
+    """A legend under the axes of ``fig``, outside the data (``loc="outside lower center"``,
+    placed by constrained layout).
+
+    The entries are ``handles``/``labels`` when given, else the labelled artists of ``ax``
+    or, without ``ax``, of every axes of the figure (each label once).  Returns the legend.
+    """
+    if handles is None:
+        handles, labels, seen = [], [], set()
+        for a in ([ax] if ax is not None else fig.axes):
+            for h, lab in zip(*a.get_legend_handles_labels()):
+                if lab not in seen:
+                    seen.add(lab)
+                    handles.append(h)
+                    labels.append(lab)
+    elif labels is None:
+        labels = [h.get_label() for h in handles]
+    if not handles:
+        return None
+    return fig.legend(handles, labels, loc="outside lower center", ncols=max(1, min(ncols, len(handles))),
+                      frameon=False, fontsize=fontsize, **kw)
+
+
+def legend_right(ax, *, fontsize="small", **kw):
+    """A legend to the right of ``ax``, outside the data (constrained layout makes room)."""
+    kw.setdefault("loc", "center left")
+    kw.setdefault("bbox_to_anchor", (1.02, 0.5))
+    return ax.legend(fontsize=fontsize, frameon=False, **kw)

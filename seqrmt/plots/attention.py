@@ -19,7 +19,7 @@ import seqrmt as sr
 
 from .. import _checks
 
-from ._style import (IDEAL_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure,
+from ._style import (IDEAL_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, legend_below, legend_right,
                      finish, fmt, plain_text, set_alt)
 
 __all__ = [

@@ -15,7 +15,7 @@ from ..experiments import simulate
 from ..model import prefix_correlation, sizes
 from ..spectrum import (BulkLaw, bulk_critical_points, bulk_inverse_map, bulk_atom, bulk_density, bulk_edges,
                         finite_T_bulk, mp_density, mp_edges)
-from ._style import IDEAL_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, finish, fmt, set_alt
+from ._style import IDEAL_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, legend_below, legend_right, finish, fmt, set_alt
 
 __all__ = ["bulk_mp_figure", "bulk_density_figure", "bulk_inverse_map_figure", "bulk_limits_figure",
            "bulk_simulation_figure", "bulk_kappa_figure", "bulk_token_count_figure",
@@ -293,8 +293,8 @@ def bulk_simulation_figure(delta: float = 0.5, gamma: float = 0.5, T: int = 8, w
     _annotate_atom(ax, law.atom, measured if (law.atom > 0 or measured > 0) else None)
     ks = bulk_kolmogorov(lam, law)
     finish(ax, xlabel=r"$\lambda$", ylabel="density",
-           title=f"$\\delta$={delta:g}, $\\gamma$={gamma:g}, T={T}, {weights} weights "
-                 f"($\\kappa$={k:.3f}): Kolmogorov distance {ks:.3f}")
+           title=f"$\\delta$={delta:g}, $\\gamma$={gamma:g}, T={T}, {weights} weights ($\\kappa$={k:.3f})\n"
+                 f"Kolmogorov distance {ks:.3f}")
     atom_txt = (f" The atom at zero has predicted mass {fmt(law.atom)}; measured fraction of zero "
                 f"eigenvalues {fmt(measured)}." if law.atom > 0 else "")
     return set_alt(fig, f"Histogram of the eigenvalues of the centered S (d = {d}, V = {V}, N = {N}, T = {T}, "
@@ -353,7 +353,7 @@ def bulk_token_count_figure(delta: float = 0.5, gamma: float = 0.5, Ts=(1, 8), *
     delta, gamma, Ts = _ratios_and_lengths(delta, gamma, Ts)
     law = BulkLaw(delta, gamma)
     _, right = law.support()
-    fig, (ax, ax1) = figure(2, width=9.0, height=3.6)
+    fig, (ax, ax1) = figure(1, 2, width=7.2, height=6.4)
     colors = [WEIGHT_COLORS["causal"], WEIGHT_COLORS["mean"], WEIGHT_COLORS["optimal"], _RANDOM_COLOR]
     xmax = 1.15 * right
     dists = []
@@ -367,20 +367,22 @@ def bulk_token_count_figure(delta: float = 0.5, gamma: float = 0.5, Ts=(1, 8), *
         _hist_continuous(ax, x, np.linspace(0, xmax, 50), color=col, step=True,
                          label=f"T={T}")
         emp = np.arange(1, x.size + 1) / x.size
-        ax1.plot(x, emp - law.cdf(x), color=col, lw=1.3, label=f"T={T}: Kolmogorov distance {ks:.3f}")
+        ax1.plot(x, emp - law.cdf(x), color=col, lw=1.3, label=f"T={T}: distance {ks:.3f}")
     grid = np.linspace(0, xmax, 800)[1:]
     ax.plot(grid, law.pdf(grid), color=THEORY_COLOR, lw=1.8, label="Theorem 1")
     ax.set_ylim(0, None)
     ax1.axhline(0, color=THEORY_COLOR, lw=1)
     ax1.set_xlim(0, xmax)
     finish(ax, xlabel=r"$\lambda/\kappa$", ylabel="density",
-           title=f"$\\delta$={delta:g}, $\\gamma$={gamma:g}, d={d}, mean pooling")
-    finish(ax1, xlabel=r"$\lambda/\kappa$", ylabel=r"$F_{\mathrm{emp}}(\lambda) - F(\lambda)$",
-           title="distance to the law")
-    return set_alt(fig, f"Left: histograms of the rescaled eigenvalues λ/κ of the centered S (d = {d}, "
+           title=f"$\\delta$={delta:g}, $\\gamma$={gamma:g}, d={d}, mean pooling", legend=False)
+    finish(ax1, xlabel=r"$\lambda/\kappa$", ylabel=r"$F_{\mathrm{emp}} - F$",
+           title="distance to the law (Kolmogorov)", legend=False)
+    legend_right(ax)
+    legend_right(ax1)
+    return set_alt(fig, f"Top: histograms of the rescaled eigenvalues λ/κ of the centered S (d = {d}, "
                         f"δ = {fmt(delta)}, γ = {fmt(gamma)}, mean pooling) for T = "
                         + ", ".join(str(T) for T in Ts)
-                        + " against the Theorem 1 density. Right: empirical minus theoretical distribution "
+                        + " against the Theorem 1 density. Bottom: empirical minus theoretical distribution "
                           "functions; Kolmogorov distances "
                         + ", ".join(f"{ks:.3f} at T = {T}" for T, ks in zip(Ts, dists)) + ".")
 
@@ -425,37 +427,40 @@ def bulk_fixed_T_figure(delta: float = 1.5, gamma: float = 1.5, T: int = 2, weig
     fixed = finite_T_bulk(delta, gamma, w)
     ks1, ksT = bulk_kolmogorov(lam, thm1), bulk_kolmogorov(lam, fixed)
     xmax = 1.05 * max(float(fixed.ppf(0.999)), thm1.support()[1])
-    fig, (ax, ax1) = figure(2, width=10.0, height=3.8)
+    fig, (ax, ax1) = figure(1, 2, width=7.2, height=6.8)
     measured = _hist_continuous(ax, lam, np.linspace(0, xmax, 70), color=SIM_COLOR,
-                                label=f"eigenvalues of $S_c$ ({lam.size} pooled)")
+                                label=f"eigenvalues of $S_c$\n({lam.size} pooled)")
     x = np.linspace(0, xmax, 800)[1:]
-    ax.plot(x, thm1.pdf(x), color=IDEAL_COLOR, ls="--", lw=1.6, label="Theorem 1 (large T)")
+    ax.plot(x, thm1.pdf(x), color=IDEAL_COLOR, ls="--", lw=1.6, label="Theorem 1\n(large T)")
     ax.plot(x, fixed.pdf(x), color=THEORY_COLOR, lw=1.7, label="fixed-T law")
     ax.set_xlim(-0.02 * xmax, xmax)
     inner = np.linspace(0.1 * xmax, xmax, 300)
-    ax.set_ylim(0, 1.3 * float(max(fixed.pdf(inner).max(), thm1.pdf(inner).max())))
+    ax.set_ylim(0, max(1.3 * float(max(fixed.pdf(inner).max(), thm1.pdf(inner).max())),
+                       1.05 * float(max(ax.patches[0].get_data()[0].max(), 0.0))))
     (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
     ax.annotate(f"atom at 0\nTheorem 1: {thm1.atom:.3f}\nfixed T: {fixed.atom:.3f}\nsimulated: {measured:.3f}",
-                xy=(0, y0 + 0.02 * (y1 - y0)), xytext=(x0 + 0.55 * (x1 - x0), y0 + 0.3 * (y1 - y0)),
+                xy=(0, y0 + 0.02 * (y1 - y0)), xytext=(x0 + 0.5 * (x1 - x0), y0 + 0.35 * (y1 - y0)),
                 fontsize="small", bbox=dict(boxstyle="round", fc="white", ec="0.7", alpha=0.9),
                 arrowprops=dict(arrowstyle="->", color=THEORY_COLOR, lw=1))
     ax.plot([0], [y0], marker="^", ms=9, color=THEORY_COLOR, clip_on=False, zorder=5)
     srt = np.sort(np.where(lam < _ZERO_TOL * lam.max(), 0.0, lam))
     emp = np.searchsorted(srt, srt, side="right") / srt.size      # right-continuous, ties counted
     ax1.plot(srt, emp - thm1.cdf(srt), color=IDEAL_COLOR, ls="--", lw=1.4,
-             label=f"Theorem 1: distance {ks1:.3f}")
-    ax1.plot(srt, emp - fixed.cdf(srt), color=THEORY_COLOR, lw=1.4, label=f"fixed-T law: distance {ksT:.3f}")
+             label=f"Theorem 1:\ndistance {ks1:.3f}")
+    ax1.plot(srt, emp - fixed.cdf(srt), color=THEORY_COLOR, lw=1.4, label=f"fixed-T law:\ndistance {ksT:.3f}")
     ax1.axhline(0, color="gray", lw=0.7)
     ax1.set_xlim(-0.02 * xmax, xmax)
     finish(ax, xlabel=r"$\lambda$", ylabel="density",
-           title=f"$\\delta$={delta:g}, $\\gamma$={gamma:g}, T={T}, {weights} weights, d={d}")
-    finish(ax1, xlabel=r"$\lambda$", ylabel=r"$F_{\mathrm{emp}}(\lambda) - F(\lambda)$",
-           title="distance of the simulated spectrum to each law")
-    return set_alt(fig, f"Left: histogram of {lam.size} pooled eigenvalues of the centered S (δ = {fmt(delta)}, "
+           title=f"$\\delta$={delta:g}, $\\gamma$={gamma:g}, T={T}, {weights} weights, d={d}", legend=False)
+    finish(ax1, xlabel=r"$\lambda$", ylabel=r"$F_{\mathrm{emp}} - F$",
+           title="distance of the spectrum to each law", legend=False)
+    legend_right(ax)
+    legend_right(ax1)
+    return set_alt(fig, f"Top: histogram of {lam.size} pooled eigenvalues of the centered S (δ = {fmt(delta)}, "
                         f"γ = {fmt(gamma)}, T = {T}, {weights} weights, d = {d}) with the fixed-T density "
                         f"(solid) and the Theorem 1 density (dashed); atom at zero {fmt(thm1.atom)} for "
                         f"Theorem 1, {fmt(fixed.atom)} for the fixed-T law, {fmt(measured)} simulated. "
-                        f"Right: empirical minus theoretical distribution functions; Kolmogorov distance "
+                        f"Bottom: empirical minus theoretical distribution functions; Kolmogorov distance "
                         f"{ks1:.3f} to Theorem 1 and {ksT:.3f} to the fixed-T law.")
 
 
@@ -477,7 +482,7 @@ def bulk_fixed_T_convergence_figure(delta: float = 1.5, gamma: float = 1.5, Ts=(
     import matplotlib
     cmap = matplotlib.colormaps["Blues"]
     shades = np.linspace(0.35, 0.95, len(Ts))
-    fig, (ax0, ax1) = figure(2, width=10.0, height=3.7)
+    fig, (ax0, ax1) = figure(1, 2, width=7.2, height=6.6)
     dist, excess = [], []
     for T, sh in zip(Ts, shades):
         w = bulk_weights(weights, T)
@@ -494,11 +499,14 @@ def bulk_fixed_T_convergence_figure(delta: float = 1.5, gamma: float = 1.5, Ts=(
     ax1.set_xscale("log", base=2)
     ax1.set_yscale("log")
     finish(ax0, xlabel=r"$\lambda/\kappa$", ylabel=r"$F_T - F$ (Theorem 1)",
-           title=f"$\\delta$={delta:g}, $\\gamma$={gamma:g}, {weights} weights")
-    finish(ax1, xlabel="sequence length T", ylabel="distance to Theorem 1", title="convergence as T grows")
-    return set_alt(fig, f"Left: difference between the distribution functions of the fixed-T law and of "
+           title=f"$\\delta$={delta:g}, $\\gamma$={gamma:g}, {weights} weights", legend=False)
+    finish(ax1, xlabel="sequence length T", ylabel="distance to Theorem 1", title="convergence as T grows",
+           legend=False)
+    legend_right(ax0)
+    legend_right(ax1)
+    return set_alt(fig, f"Top: difference between the distribution functions of the fixed-T law and of "
                         f"Theorem 1 against λ/κ (δ = {fmt(delta)}, γ = {fmt(gamma)}, {weights} weights) for "
-                        f"T = " + ", ".join(str(T) for T in Ts) + ". Right, on log scales: the largest "
+                        f"T = " + ", ".join(str(T) for T in Ts) + ". Bottom, on log scales: the largest "
                         "difference against T, " + ", ".join(f"{fmt(dv, 2)} at T = {T}" for T, dv in zip(Ts, dist))
                         + "; and the excess atom at zero, "
                         + ", ".join(f"{fmt(e, 2)} at T = {T}" for T, e in zip(Ts, excess)) + ".")

@@ -18,7 +18,7 @@ from ..attention import alpha as _alpha
 from ..attention import causal_weights, mean_weights, optimal_weights
 from ..attention import kappa as _kappa
 from ..learning import LearnedAttention, supervised_weights
-from ._style import THEORY_COLOR, WEIGHT_COLORS, figure, finish, fmt, plain_text, set_alt
+from ._style import THEORY_COLOR, WEIGHT_COLORS, figure, legend_below, legend_right, finish, fmt, plain_text, set_alt
 
 __all__ = ["learning_profiles", "learning_training", "learning_curve", "learning_margins",
            "learning_spectrum", "learning_content"]

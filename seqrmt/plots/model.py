@@ -13,7 +13,7 @@ from .. import _checks
 from ..attention import alpha as _alpha, kappa as _kappa, mean_weights, optimal_weights, sigma_w as _sigma_w
 from ..model import (copula_correlation, copula_signs, make_table, markov_correlation, pool, prefix_correlation,
                      sample_signs, sample_tokens)
-from ._style import IDEAL_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, finish, fmt, set_alt
+from ._style import IDEAL_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, legend_below, legend_right, finish, fmt, set_alt
 
 __all__ = ["model_table_figure", "model_signs_figure", "model_sheppard_figure",
            "model_pooled_figure", "model_decomposition_figure"]
@@ -60,7 +60,7 @@ def model_table_figure(d: int = 300, V: int = 400, beta: float = 4.0, *, seed=0)
     u = table.mu / np.linalg.norm(table.mu)
     r = _random_direction(d, u, rng)
     pu, pr = u @ table.E, r @ table.E
-    fig, (ax0, ax1) = figure(2, width=8.4, height=3.4)
+    fig, (ax0, ax1) = figure(2, width=7.2, height=3.9)
     for s, name in ((1, "$s_v=+1$"), (-1, "$s_v=-1$")):
         m = table.signs == s
         ax0.scatter(pu[m], pr[m], s=8, alpha=0.6, color=_SIGN_COLORS[s], label=name)
@@ -69,8 +69,10 @@ def model_table_figure(d: int = 300, V: int = 400, beta: float = 4.0, *, seed=0)
         ax1.axvline(s * np.sqrt(beta), color=THEORY_COLOR, ls="--", lw=1,
                     label=r"class means $\pm\sqrt{\beta}$" if s == 1 else None)
     finish(ax0, xlabel=r"$u^\top e_v$  (signal direction)", ylabel=r"$r^\top e_v$  (random direction)",
-           title=f"vocabulary table, d={d}, V={V}, $\\beta$={beta:g}")
-    finish(ax1, xlabel=r"$u^\top e_v$", ylabel="density", title="projection on $u=\\mu/\\|\\mu\\|$")
+           title=f"table, d={d}, V={V}, $\\beta$={beta:g}", legend=False)
+    finish(ax1, xlabel=r"$u^\top e_v$", ylabel="density", title="projection on $u=\\mu/\\|\\mu\\|$",
+           legend=False)
+    legend_below(fig, ax1, ncols=3)
     means = {s_: float(pu[table.signs == s_].mean()) for s_ in (1, -1)}
     return set_alt(fig, f"Vocabulary table with d = {d}, V = {V}, β = {fmt(beta)}. Left: scatter of the {V} "
                         f"tokens projected on the signal direction u (horizontal) and on a random direction "
@@ -79,7 +81,7 @@ def model_table_figure(d: int = 300, V: int = 400, beta: float = 4.0, *, seed=0)
                         f"(dashed lines at ±√β = ±{np.sqrt(beta):.2f}) with spread about 1.")
 
 
-def _row_panel(ax, xi: np.ndarray, R: np.ndarray, row: int, color: str, label: str):
+def _row_panel(ax, xi: np.ndarray, R: np.ndarray, row: int, color: str, label: str, legend: bool = True):
     """Empirical ``mean_n xi_{n,row} xi_{n,s}`` with 3-standard-error bars against ``R[row, s]``."""
     N, T = xi.shape
     emp = xi[:, row] @ xi / N
@@ -89,7 +91,7 @@ def _row_panel(ax, xi: np.ndarray, R: np.ndarray, row: int, color: str, label: s
     ax.errorbar(s, emp, yerr=3 * se, fmt="o", ms=3.5, color=color, ecolor=color, elinewidth=1, capsize=2,
                 label=f"empirical ($\\pm 3$ s.e.), N={N}")
     ax.set_ylim(-1.08, 1.12)
-    finish(ax, xlabel="position $s$", ylabel=f"corr$(\\xi_{{{row + 1}}}, \\xi_s)$", title=label)
+    finish(ax, xlabel="position $s$", ylabel=f"corr$(\\xi_{{{row + 1}}}, \\xi_s)$", title=label, legend=legend)
 
 
 def model_signs_figure(L: int = 4, rho: float = 0.8, *, T: int = 24, N: int = 4000, n_show: int = 40,
@@ -123,7 +125,7 @@ def model_signs_figure(L: int = 4, rho: float = 0.8, *, T: int = 24, N: int = 40
     rng = np.random.default_rng(seed)
     xp = sample_signs(N, Rp, seed=rng)
     xm = sample_signs(N, Rm, seed=rng)
-    fig, axes = figure(2, 2, width=8.8, height=5.6, gridspec_kw={"width_ratios": [1, 1.25]})
+    fig, axes = figure(2, 2, width=7.2, height=6.2, gridspec_kw={"width_ratios": [1, 1.25]})
     cmap = _sign_cmap()
     c1p = xp[:, 0] @ xp / N
     c1m = xm[:, 0] @ xm / N
@@ -134,8 +136,15 @@ def model_signs_figure(L: int = 4, rho: float = 0.8, *, T: int = 24, N: int = 40
                   extent=(0.5, T + 0.5, n_show + 0.5, 0.5))
         ax.set_xlabel("position $t$")
         ax.set_ylabel("sequence $n$")
-        ax.set_title(f"{name}: sampled signs (blue $+1$, orange $-1$)", fontsize="medium")
-        _row_panel(axes[k, 1], xi, R, 0, color, name)
+        ax.set_title(f"{name}: signs", fontsize="medium")
+        _row_panel(axes[k, 1], xi, R, 0, color, "correlation with $t=1$", legend=False)
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    legend_below(fig, handles=[Patch(color=_SIGN_COLORS[1], label="sign $+1$"),
+                               Patch(color=_SIGN_COLORS[-1], label="sign $-1$"),
+                               Line2D([], [], color=THEORY_COLOR, lw=1.5, label="target $R_{1,s}$"),
+                               Line2D([], [], color="0.45", marker="o", ls="none", ms=4,
+                                      label=f"empirical ($\\pm 3$ s.e.), N={N}")])
     return set_alt(fig, f"Sampled sign sequences of length T = {T}. Top row, prefix model with L = {L}: an image of "
                         f"{n_show} sequences (blue +1, orange -1) whose first {L} positions share one sign, and "
                         f"the correlation of position 1 with each position from {N} sequences: about 1 up to "
@@ -169,14 +178,15 @@ def model_sheppard_figure(*, N: int = 20000, n_points: int = 13, seed=0):
         target.append(R[0, 1])
     emp, target = np.array(emp), np.array(target)
     se = np.sqrt((1 - target ** 2) / N)
-    fig, ax = figure(width=5.4, height=3.8)
+    fig, ax = figure(width=5.4, height=4.6)
     ax.plot(grid, grid, color=IDEAL_COLOR, ls=":", lw=1.2, label=r"$r=\sigma$ (no distortion)")
     ax.plot(grid, curve, color=THEORY_COLOR, lw=1.5, label=r"$r=\frac{2}{\pi}\arcsin\sigma$")
     ax.errorbar(sig, emp, yerr=3 * se, fmt="o", ms=4, color=SIM_COLOR, capsize=2,
                 label=f"sampled signs ($\\pm 3$ s.e.), N={N}")
     ax.set_aspect("equal")
     finish(ax, xlabel=r"Gaussian correlation $\sigma$", ylabel=r"sign correlation $r$",
-           title="Sheppard's arcsine law")
+           title="Sheppard's arcsine law", legend=False)
+    legend_below(fig, ax, ncols=1)
     mid = int(np.argmin(np.abs(sig - 0.5)))
     return set_alt(fig, f"Sheppard's arcsine law: sign correlation r against the Gaussian correlation σ from -1 "
                         f"to 1. The curve r = (2/π) arcsin σ lies below the dotted diagonal r = σ for positive σ "

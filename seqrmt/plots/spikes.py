@@ -21,7 +21,7 @@ from ..model import prefix_correlation, sizes
 from ..spectrum import bulk_atom, bulk_density, bulk_edges
 from ..spikes import (critical_beta, population_threshold, predict, sample_threshold,
                       spike_curve)
-from ._style import (IDEAL_COLOR, MEAN_SPIKE_COLOR, SIM_COLOR, THEORY_COLOR, figure,
+from ._style import (IDEAL_COLOR, MEAN_SPIKE_COLOR, SIM_COLOR, THEORY_COLOR, figure, legend_below, legend_right,
                      finish, fmt, set_alt)
 
 __all__ = ["spikes_spectrum", "spikes_centering", "spikes_vs_beta",

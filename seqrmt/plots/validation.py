@@ -17,7 +17,7 @@ from ..model import sizes
 from ..spectrum import BulkLaw
 from ..spikes import critical_beta, predict, spike_curve
 from ._style import (IDEAL_COLOR, MEAN_SPIKE_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS,
-                     figure, finish, fmt, plain_text, set_alt)
+                     figure, legend_below, legend_right, finish, fmt, plain_text, set_alt)
 
 __all__ = [
     "validation_table","validation_atlas", "validation_ideal", "validation_mean_spike",
