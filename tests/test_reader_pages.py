@@ -279,10 +279,11 @@ def test_a_planted_wrong_reading_time_is_caught(site):
 
 # ------------------------------------------------------------------ answers after questions
 def answer_texts(box) -> list[str]:
-    """What gives a self-check's answer away: the value shown when it is answered right, and
-    the text of the right option."""
+    """What gives a self-check's answer away: the value shown when it is answered right (when
+    it has at least three digits: a "4" is everywhere), and the text of the right option."""
     if box.get("data-kind") == "number":
-        return [box["data-display"]]
+        shown = box.get("data-display", "")
+        return [shown] if len(re.sub(r"\D", "", shown)) >= 3 else []
     right = box.get("data-answer")
     out = []
     for opt in box.select(".self-check-option"):
@@ -294,22 +295,37 @@ def answer_texts(box) -> list[str]:
     return out
 
 
-def leaks(soup) -> list[str]:
-    """Self-checks whose answer appears in the page's text above the question."""
+_HIDDEN = ("script", "style")
+
+
+def _text_before(main, box) -> str:
+    """The page's text above ``box`` (the article only; hidden explanations left out)."""
     from bs4 import NavigableString
 
-    main = soup.select_one("article.bd-article") or soup
+    parts = []
+    for el in main.descendants:
+        if el is box:
+            break
+        if isinstance(el, NavigableString):
+            if any(p.name in _HIDDEN or "self-check-feedback" in (p.get("class") or [])
+                   or "self-check-result" in (p.get("class") or []) for p in el.parents):
+                continue
+            parts.append(str(el))
+    return " ".join(" ".join(parts).split())
+
+
+def leaks(soup) -> list[str]:
+    """Self-checks whose answer appears in the page's text above the question."""
+    main = soup.select_one("article.bd-article") or soup.select_one("main") or soup
     found = []
     for box in main.select("div.self-check"):
-        before: list[str] = []
-        for el in box.find_all_previous(string=True):
-            if isinstance(el, NavigableString) and not any(
-                    p.name in ("script", "style", "mjx-assistive-mml") for p in el.parents):
-                before.append(str(el))
-        text = " ".join("".join(reversed(before)).split())
+        text = _text_before(main, box)
         for answer in answer_texts(box):
-            if re.search(r"(?<![\d.])" + re.escape(answer) + r"(?![\d])", text) if \
-                    re.fullmatch(r"[-\d.]+", answer) else answer in text:
+            if re.fullmatch(r"[-+\d.eE]+", answer):
+                hit = re.search(r"(?<![\d.])" + re.escape(answer) + r"(?![\d])", text)
+            else:
+                hit = answer in text
+            if hit:
                 found.append(f"{box.get('id')}: {answer!r} appears above the question")
     return found
 
@@ -323,8 +339,8 @@ def test_no_self_check_answer_before_its_question(site, stem):
 
 def test_a_planted_leak_is_caught(site):
     soup = _soup(_chapter_html(site, "06_experiments"))
-    box = soup.select("div.self-check")[-1]
-    answer = (answer_texts(box) or ["(none)"])[0]
+    box = next(b for b in soup.select("div.self-check") if answer_texts(b))
+    answer = answer_texts(box)[0]
     planted = soup.new_tag("p")
     planted.string = f"The figure shows {answer} here."
     box.insert_before(planted)
@@ -333,7 +349,7 @@ def test_a_planted_leak_is_caught(site):
 
 # ------------------------------------------------------------------ prose for readers
 _DEVELOPER = re.compile(
-    r"tests/[\w/]*\w+\.py|seqrmt/[\w/]+\.py|site_assets/|benchmarks/\w+\.py|scripts/\w+\.py"
+    r"tests/[\w/]*\w+\.py|seqrmt/[\w/]+\.\w+|site_assets/|benchmarks/\w+\.py|scripts/\w+\.py"
     r"|load average|\b\d+\s*(?:CPU\s*)?cores?\b|\bnproc\b|\bCPU[- ]time\b", re.I)
 #: Pages written for programmers: the API reference, the page on how the book is built.
 _DEVELOPER_PAGES = ("api", "status")
