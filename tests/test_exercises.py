@@ -241,3 +241,34 @@ def test_before_you_start(path):
     assert not typed, f"{path.name}: a hand-written reading time: {typed[0][:200]!r}"
     links = re.findall(r"\]\(0\d_\w+\.ipynb\)|\{prf:ref\}`|\{ref\}`", byst)
     assert links, f"{path.name}: 'Before you start' links to nothing"
+
+
+def _stars_by_label() -> dict[str, str]:
+    """``{label: stars}`` of every exercise of the chapters, from its title."""
+    out = {}
+    for path in NOTEBOOKS:
+        for cell in json.loads(path.read_text())["cells"]:
+            if cell["cell_type"] != "markdown":
+                continue
+            for title, label in re.findall(r"^`{3,}\{exercise(?:-start)?\}\s*(.*?)\s*\n:label:\s*(\S+)",
+                                           "".join(cell["source"]), re.M):
+                out[label] = re.match(r"(★*)", title).group(1)
+    return out
+
+
+def syllabus_star_mismatches(text: str, stars: dict[str, str]) -> list[str]:
+    bad = []
+    for label, given in re.findall(r"\{ref\}`[^`<]*<([\w-]+)>`\s*\((★+)", text):
+        if stars.get(label) != given:
+            bad.append(f"{label}: {given} on the course page, {stars.get(label)!r} in the chapter")
+    return bad
+
+
+def test_course_page_stars_agree_with_the_chapters():
+    text = (Path(__file__).resolve().parents[1] / "book" / "syllabus.md").read_text()
+    stars = _stars_by_label()
+    assert len(re.findall(r"\{ref\}`[^`<]*<[\w-]+>`\s*\(★", text)) >= 10
+    assert not syllabus_star_mismatches(text, stars)
+    # a planted mismatch is caught
+    planted = re.sub(r"(<ch3-ex-5>`\s*\()★+", r"\1★★", text)
+    assert planted != text and syllabus_star_mismatches(planted, stars)
