@@ -258,10 +258,12 @@ def finish(ax, *, xlabel: str | None = None, ylabel: str | None = None,
     if ylabel:
         ax.set_ylabel(ylabel)
     if title:
-        ax.set_title(title, fontsize="medium")
+        ax.set_title(title, fontsize="medium", pad=8)
     if legend and ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize="small", frameon=False)
     ax.grid(alpha=0.25)
+    # a little more room under the x axis: its first tick label clears the y axis' one
+    ax.tick_params(axis="x", pad=5)
     return ax
 
 

@@ -164,8 +164,9 @@ def spikes_spectrum(*, beta: float = 1.0, delta: float = 0.5, gamma: float = 0.2
     kw = sim.realized_norms if realized else {}
     exact = predict(delta, gamma, w, R, beta, centered=centered, **kw) if show_exact else None
     ideal = predict(delta, gamma, w, R, beta, centered=centered, finite_table=False) if show_ideal else None
-    fig, ax = figure(width=6.8, height=3.8)
-    _draw_spectrum(ax, sim, exact, ideal, bins=bins)
+    fig, ax = figure(width=6.8, height=4.6)
+    _draw_spectrum(ax, sim, exact, ideal, bins=bins, show_legend=False)
+    legend_below(fig, ax, ncols=2, fontsize="x-small")  # below the axes: never over the outliers
     ax.set_title(rf"{weights} weights, $\beta={beta:g}$, $\delta={delta:g}$, $\gamma={gamma:g}$, "
                  f"{'centered' if centered else 'uncentered'}\n" + _overlap_text(sim, exact, ideal, centered),
                  fontsize="small")
@@ -337,7 +338,7 @@ def spikes_phase_diagram(*, plane: str = "gamma", delta: float = 0.5, gamma: flo
     dl, gm = (np.full_like(Y, delta), Y) if plane == "gamma" else (Y, np.full_like(Y, gamma))
     c = spike_curve(a * (B + dl), dl, gm, k)
     region = c.population_exists.astype(int) + c.sample_exists.astype(int)
-    fig, ax = figure(width=8.0, height=4.0)
+    fig, ax = figure(width=6.4, height=5.0)
     ax.pcolormesh(B, Y, region, cmap=ListedColormap(_PHASE_COLORS), vmin=-0.5, vmax=2.5,
                   shading="auto", rasterized=True)
     # threshold lines from the smooth margins theta - theta_c (one root solve per row)
@@ -363,10 +364,9 @@ def spikes_phase_diagram(*, plane: str = "gamma", delta: float = 0.5, gamma: flo
     ylab = r"$\gamma = d/N$" if plane == "gamma" else r"$\delta = d/V$"
     fixed = rf"$\delta={delta:g}$" if plane == "gamma" else rf"$\gamma={gamma:g}$"
     finish(ax, xlabel=r"signal strength $\beta=\|\mu\|^2$", ylabel=ylab, legend=False,
-           title=f"{weights} weights, prefix $T={T}, L={L}$, {fixed}, "
+           title=f"{weights} weights, prefix $T={T}, L={L}$\n{fixed}, "
                  rf"$\alpha/\kappa={a / k:.2f}$")
-    ax.legend(handles=handles, fontsize="x-small", loc="center left", bbox_to_anchor=(1.01, 0.5),
-              frameon=False)
+    legend_below(fig, handles=handles, ncols=2, fontsize="x-small")
     ylab_txt = "γ = d/N" if plane == "gamma" else "δ = d/V"
     frac = [float(np.mean(region == r)) for r in (0, 1, 2)]
     # smallest beta with a sample outlier at the lowest and highest y of the grid
@@ -405,7 +405,7 @@ def spikes_fixed_T(*, rows=None, Ts=(1, 2), beta_max_ratio: float = 3.2):
     rows = list(rows)
     Ts = [_checks.integer("T", T) for T in Ts]
     beta_max_ratio = _checks.positive("beta_max_ratio", beta_max_ratio)
-    fig, axes = figure(len(Ts), 2, width=3.4 * len(Ts), height=7.0)
+    fig, axes = figure(len(Ts), 2, width=min(7.2, 3.6 * len(Ts)), height=7.0)
     axes = np.asarray(axes).reshape(2, len(Ts))
     alt = []
     for j, T in enumerate(Ts):
@@ -441,7 +441,7 @@ def spikes_fixed_T(*, rows=None, Ts=(1, 2), beta_max_ratio: float = 3.2):
             ax.set_xlim(betas[0], betas[-1])
         ax2.set_ylim(-0.02, 1.0)
         finish(ax1, ylabel=r"top eigenvalue $\lambda_1(S_c)$" if j == 0 else None,
-               title=f"$T={T}$, mean pooling, $\\delta={delta:g}$, $\\gamma={gamma:g}$", legend=False)
+               title=f"$T={T}$, $\\delta={delta:g}$, $\\gamma={gamma:g}$", legend=False)
         finish(ax2, xlabel=r"signal strength $\beta=\|\mu\|^2$",
                ylabel=r"$|\hat u_1^\top u|^2$" if j == 0 else None, legend=False)
         gap_f = max(abs(r["overlap_sim"] - r["overlap_fixed_T"]) for r in clear)
