@@ -1,4 +1,5 @@
-"""One numbering scheme for the whole book: the Toolkit is chapter 0, the appendix is A.
+"""One numbering scheme for the whole book: the Toolkit is chapter 0, the appendix's parts are
+lettered.
 
 Registered in ``_config.yml`` under ``sphinx: local_extensions: {seqrmt_numbers: site_assets/}``.
 
@@ -10,42 +11,57 @@ unnumbered page ("Theorem 1" in the Toolkit, "Lemma 5" in the appendix, continui
 Toolkit's lemmas).  Renumbering the parts would renumber chapters 1 to 8, which the book and
 the slides cite by number.
 
+**The scheme.** The Toolkit is chapter 0: "Theorem 0.1", sections "0.1", "0.2", ...  The
+appendix is already divided into lettered parts, headed "A. Transforms and the bulk law",
+"B. ...", ... "F. ...", with subsections "A.1", ..., "D.2", and the book cites them so
+("appendix D.2"); its statements and equations take the letter of their part, as the
+chapters' take their chapter number: "Lemma A.1" is the first lemma of part A, "(D.3)" the
+third numbered equation of part D.  Its headings keep their letters, and get no second number.
+
 **What it does.** After Sphinx's ``TocTreeCollector`` has numbered everything (in the
-``env-get-updated`` event, at a later priority), for each page of
-:data:`DEFAULT_PREFIXES` (or the ``seqrmt_number_prefixes`` setting):
+``env-get-updated`` event, at a later priority), for each page of :data:`DEFAULT_PREFIXES`
+(or the ``seqrmt_number_prefixes`` setting):
 
 * every numbered object of the page (``env.toc_fignumbers``: theorems and the other
   sphinx-proof types, exercises, figures, numbered equations) is renumbered in its own
-  sequence per type, in page order, with the page's prefix: "Theorem 0.1", "Lemma A.3",
-  "(A.2)".  Both the HTML and the LaTeX writers of sphinx-proof, sphinx-exercise and
+  sequence per type, in page order, with the page's prefix ("Theorem 0.1"), or, for a page
+  mapped to :data:`PARTS`, with the letter of its lettered part and a sequence per part
+  ("Lemma D.2").  Both the HTML and the LaTeX writers of sphinx-proof, sphinx-exercise and
   ``{numref}``/``{eq}`` read these numbers, so the website and the PDF print the same ones;
-* in the HTML builders, the page's headings get section numbers with the prefix
-  (``env.toc_secnumbers``: "0 Toolkit", "0.3 The classic BBP transition", "A.2 ..."), and
-  so do its entries in the sidebar and in the previous/next links (the ``secnumber`` of the
-  references of ``env.tocs`` and of the page title, as Sphinx sets them for numbered pages).
+* in the HTML builders, the headings of a page with a prefix get section numbers with it
+  (``env.toc_secnumbers``: "0 Toolkit", "0.3 The classic BBP transition"), and so do its
+  entries in the sidebar and in the previous/next links (the ``secnumber`` of the references
+  of ``env.tocs`` and of the page title, as Sphinx sets them for numbered pages).
 
 **PDF.** ``seqrmt_latex`` already makes the Toolkit LaTeX's chapter 0 and the pages after
-chapter 8 appendices.  :class:`AppendixLetters` (LaTeX builder only, after it) makes the
-lettered pages of the map the appendices "A", ... and prints the other reference pages
-(results, notation, glossary, ...) as unnumbered chapters, as on the website, so that the
-headings of the PDF agree with the numbers of the statements.  (The section numbers of the
-LaTeX builder come from LaTeX's own counters, which is why ``env.toc_secnumbers`` is left
-alone there.)
+chapter 8 appendices A, B, ...  :class:`AppendixLetters` (LaTeX builder only, after it) prints
+those pages as unnumbered chapters, as on the website (the appendix's parts carry their
+letters in their headings), and restarts LaTeX's equation and figure counters at each
+lettered part with its letter, so that "(D.3)" in the PDF is "(D.3)" on the website.  And
+:func:`latex_numfig_depth` undoes the section-level numbering of statements that
+sphinx-jupyterbook-latex asks for ("Theorem 3.2.1" where the website says "Theorem 3.4").
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
-#: Page -> number prefix.  An int is a chapter number, a letter an appendix.
+#: Numbering by the letter of the page's lettered parts ("## D. The sample stage").
+PARTS = "parts"
+
+#: Page -> number prefix: a chapter number, a letter, or :data:`PARTS`.
 DEFAULT_PREFIXES: dict[str, int | str] = {
     "book/00_toolkit": 0,
-    "book/appendix_derivations": "A",
+    "book/appendix_derivations": PARTS,
 }
+
+#: The heading of a lettered part: one capital letter, a full stop, a space.
+PART_TITLE = re.compile(r"^([A-Z])\.\s")
 
 #: After Sphinx's TocTreeCollector (priority 500) and sphinx-multitoc-numbering.
 PRIORITY = 900
@@ -69,6 +85,41 @@ def renumber_figures(fignumbers: dict[str, dict[str, tuple]], prefix: int | str)
     for figtype, ids in fignumbers.items():
         ordered = sorted(ids.items(), key=lambda item: tuple(item[1]))
         out[figtype] = {target: (prefix, k) for k, (target, _) in enumerate(ordered, start=1)}
+    return out
+
+
+def part_letters(doctree: nodes.Node) -> dict[str, str]:
+    """The letter of the lettered part (a section headed "X. ...") around every id of a page."""
+    out: dict[str, str] = {}
+
+    def walk(node: nodes.Node, letter: str | None) -> None:
+        if isinstance(node, nodes.section) and node.children and isinstance(node[0], nodes.title):
+            m = PART_TITLE.match(node[0].astext())
+            if m and letter is None:
+                letter = m.group(1)
+        if isinstance(node, nodes.Element):
+            for i in node.get("ids", []):
+                out.setdefault(i, letter or "")
+            for child in node.children:
+                walk(child, letter)
+
+    walk(doctree, None)
+    return out
+
+
+def renumber_by_parts(fignumbers: dict[str, dict[str, tuple]], letters: dict[str, str]) -> dict:
+    """Number each type's objects ``(letter, 1), (letter, 2), ...`` within each lettered part.
+
+    Objects before the first part (no letter) keep a plain sequence ``(1,), (2,), ...``.
+    """
+    out: dict[str, dict[str, tuple]] = {}
+    for figtype, ids in fignumbers.items():
+        counts: dict[str, int] = {}
+        out[figtype] = {}
+        for target, _ in sorted(ids.items(), key=lambda item: tuple(item[1])):
+            letter = letters.get(target, "")
+            counts[letter] = counts.get(letter, 0) + 1
+            out[figtype][target] = (letter, counts[letter]) if letter else (counts[letter],)
     return out
 
 
@@ -139,6 +190,12 @@ def apply_prefixes(app: Any, env: Any) -> list[str]:
         if docname in env.toc_secnumbers and env.toc_secnumbers[docname].get(""):
             continue  # already numbered by a numbered part: leave it alone
         fig = env.toc_fignumbers.get(docname)
+        if prefix == PARTS:
+            if fig:
+                letters = part_letters(env.get_doctree(docname))
+                env.toc_fignumbers[docname] = renumber_by_parts(fig, letters)
+            changed.append(docname)
+            continue
         if fig:
             env.toc_fignumbers[docname] = renumber_figures(fig, prefix)
         if html:
@@ -149,14 +206,14 @@ def apply_prefixes(app: Any, env: Any) -> list[str]:
 
 
 class AppendixLetters(SphinxPostTransform):
-    """PDF: the lettered pages are the appendices A, B, ...; other back pages have no number."""
+    """PDF: the pages after chapter 8 are unnumbered chapters; a lettered part restarts LaTeX's
+    equation and figure counters with its letter."""
 
-    default_priority = 8  # after seqrmt_latex.ChapterNumbers (6), which opens \appendix
+    default_priority = 8  # after seqrmt_latex.ChapterNumbers (6)
     formats = ("latex",)
 
     def run(self, **kwargs: Any) -> None:
         prefixes = _prefixes(self.app)
-        letters = [p for p in prefixes.values() if isinstance(p, str)]
         numbers = self.env.toc_secnumbers
         seen_numbered = False
         for start in list(self.document.findall(addnodes.start_of_file)):
@@ -168,24 +225,28 @@ class AppendixLetters(SphinxPostTransform):
                 continue
             if not seen_numbered:
                 continue  # the root page and the Toolkit (chapter 0)
-            prefix = prefixes.get(docname)
-            # remember LaTeX's section depth once, before the first change
-            latex = ("\\ifdefined\\seqrmtsecnumdepth\\else"
-                     "\\edef\\seqrmtsecnumdepth{\\the\\value{secnumdepth}}\\fi")
-            if isinstance(prefix, str):
-                # LaTeX prefixes equations and figures with \arabic{chapter}: use the letter
-                latex += ("\\appendix\\setcounter{secnumdepth}{\\seqrmtsecnumdepth}"
-                          f"\\setcounter{{chapter}}{{{letters.index(prefix)}}}"
-                          "\\renewcommand{\\theequation}{\\thechapter.\\arabic{equation}}"
-                          "\\renewcommand{\\thefigure}{\\thechapter.\\arabic{figure}}"
-                          "\\renewcommand{\\thetable}{\\thechapter.\\arabic{table}}")
-            else:
-                latex += "\\setcounter{secnumdepth}{-1}"
             # after what seqrmt_latex put there (\appendix, chapter counter)
             at = 0
             while at < len(start.children) and isinstance(start[at], nodes.raw):
                 at += 1
-            start.insert(at, nodes.raw("", latex + "\n", format="latex"))
+            start.insert(at, nodes.raw("", "\\setcounter{secnumdepth}{-1}\n", format="latex"))
+            if prefixes.get(docname) == PARTS:
+                self._letter_parts(start)
+
+    @staticmethod
+    def _letter_parts(start: nodes.Node) -> None:
+        for section in list(start.findall(nodes.section)):
+            if not section.children or not isinstance(section[0], nodes.title):
+                continue
+            m = PART_TITLE.match(section[0].astext())
+            if not m or any(isinstance(p, nodes.section) and p is not section and p.children
+                            and isinstance(p[0], nodes.title) and PART_TITLE.match(p[0].astext())
+                            for p in _ancestors(section)):
+                continue
+            x = m.group(1)
+            latex = "".join(f"\\setcounter{{{c}}}{{0}}\\renewcommand{{\\the{c}}}{{{x}.\\arabic{{{c}}}}}"
+                            for c in ("equation", "figure", "table"))
+            section.insert(1, nodes.raw("", latex + "\n", format="latex"))
 
 
 def _ancestors(node: nodes.Node):

@@ -1,5 +1,5 @@
 """One numbering scheme (``site_assets/seqrmt_numbers.py``): the Toolkit is chapter 0, the
-appendix is A, the chapters keep their numbers.
+appendix's statements take the letter of their part (A to F), the chapters keep their numbers.
 
 * unit tests of the two renumbering functions;
 * a scratch book with the book's layout (an unnumbered Toolkit part, a numbered part, a
@@ -9,8 +9,8 @@ appendix is A, the chapters keep their numbers.
   theirs (an incremental build once shifted them by one);
 * the book itself: the extension is registered, the pages of the map are unnumbered pages
   of ``_toc.yml``, the Toolkit's first theorem is the Marchenko–Pastur law (so it prints
-  "Theorem 0.1") and the appendix has lemmas; when a fresh build of the site exists, its
-  pages are checked too.
+  "Theorem 0.1") and the appendix's lemmas sit in lettered parts; when a fresh build of the
+  site exists, its pages are checked too.
 """
 from __future__ import annotations
 
@@ -41,6 +41,24 @@ def test_renumber_figures_per_type_in_page_order():
                    "lemma": {"lem-x": ("A", 1), "lem-y": ("A", 2)},
                    "displaymath": {"eq-1": ("A", 1)}}
     assert ".".join(map(str, seqrmt_numbers.renumber_figures(shared, 0)["lemma"]["lem-y"])) == "0.2"
+
+
+def test_renumber_by_parts():
+    shared = {"lemma": {"l1": (4,), "l2": (5,), "l3": (6,)}, "displaymath": {"e1": (1,), "e2": (2,)}}
+    letters = {"l1": "A", "l2": "D", "l3": "D", "e1": "D", "e2": ""}
+    out = seqrmt_numbers.renumber_by_parts(shared, letters)
+    assert out == {"lemma": {"l1": ("A", 1), "l2": ("D", 1), "l3": ("D", 2)},
+                   "displaymath": {"e1": ("D", 1), "e2": (1,)}}
+
+
+def test_part_letters_take_the_outermost_lettered_section():
+    def section(title, *children, ids=()):
+        return nodes.section("", nodes.title("", title), *children, ids=list(ids))
+    page = section("Appendix", section("A. Transforms", section("A.1 Stieltjes",
+                                                                nodes.paragraph(ids=["lem-a"]))),
+                   section("D. The sample stage", nodes.paragraph(ids=["lem-d"])), ids=["top"])
+    letters = seqrmt_numbers.part_letters(page)
+    assert letters["lem-a"] == "A" and letters["lem-d"] == "D" and letters["top"] == ""
 
 
 def _toc(*entries):
@@ -74,9 +92,11 @@ PAGES = {
     "02_bulk.md": ("# The bulk\n\n## S\n\n```{prf:lemma} Two\n:label: lem-two\nx\n```\n\n"
                    "See {prf:ref}`thm-bbp`.\n"),
     "results.md": "# Results\n\n## Rows\n\ntext\n",
-    "appendix_derivations.md": ("# Appendix\n\n## First\n\n```{prf:lemma} A1\n:label: app-lem-1\nx\n```\n\n"
-                                "$$ a=b $$ (app-eq)\n\n## Second\n\n```{prf:lemma} A2\n:label: app-lem-2\n"
-                                "x\n```\n\nSee {eq}`app-eq`.\n"),
+    "appendix_derivations.md": ("# Appendix\n\n## A. First\n\n### A.1 Sub\n\n```{prf:lemma} A1\n"
+                                ":label: app-lem-1\nx\n```\n\n$$ a=b $$ (app-eq)\n\n## B. Second\n\n"
+                                "```{prf:lemma} B1\n:label: app-lem-2\nx\n```\n\n"
+                                "```{prf:lemma} B2\n:label: app-lem-3\nx\n```\n\n$$ c=d $$ (app-eq-b)\n\n"
+                                "See {eq}`app-eq` and {eq}`app-eq-b`.\n"),
 }
 TOC = """format: jb-book
 root: book/intro
@@ -141,20 +161,22 @@ def _check(book: Path) -> None:
     toolkit, appendix = _text(site / "00_toolkit.html"), _text(site / "appendix_derivations.html")
     assert "Theorem 0.1 (MP)" in toolkit and "Lemma 0.1 (L)" in toolkit and "Theorem 0.2 (BBP)" in toolkit
     assert "0.1. Marchenko–Pastur" in toolkit and "0.2. BBP" in toolkit
-    # the appendix's lemmas are A.1, A.2 (not 2, 3: the counter the unnumbered pages share)
-    assert "Lemma A.1 (A1)" in appendix and "Lemma A.2 (A2)" in appendix
-    assert "(A.1)" in appendix and "A.1. First" in appendix and "A.2. Second" in appendix
+    # the appendix's lemmas take the letter of their part (not 2, 3, 4: the counter the
+    # unnumbered pages share), and so do its equations; its headings keep their own letters
+    assert "Lemma A.1 (A1)" in appendix and "Lemma B.1 (B1)" in appendix and "Lemma B.2 (B2)" in appendix
+    assert "(A.1)" in appendix and "(B.1)" in appendix
+    assert " A. First" in appendix and "A.1 Sub" in appendix and not re.search(r"[0-9A-Z]\.[0-9]\. A\. First", appendix)
     # references from other pages, and the numbered chapters unchanged
-    assert "Theorem 0.1" in _text(site / "intro.html") and "Lemma A.2" in _text(site / "intro.html")
+    assert "Theorem 0.1" in _text(site / "intro.html") and "Lemma B.1" in _text(site / "intro.html")
     assert "Theorem 1.1" in _text(site / "intro.html")
     bulk = _text(site / "02_bulk.html")
     assert "Lemma 2.1 (Two)" in bulk and "Theorem 0.2" in bulk and "2.1. S" in bulk
     assert "Theorem 1.1 (One)" in _text(site / "01_model.html")
-    # the sidebar: 0. Toolkit, 1. The model, 2. The bulk, A. Appendix; the results page unnumbered
+    # the sidebar: 0. Toolkit, 1. The model, 2. The bulk; the reference pages unnumbered
     sidebar = _text(site / "02_bulk.html")
-    for entry in ("0. Toolkit", "1. The model", "2. The bulk", "A. Appendix"):
+    for entry in ("0. Toolkit", "1. The model", "2. The bulk"):
         assert entry in sidebar, entry
-    assert not re.search(r"[0-9A-Z]\. Results", sidebar)
+    assert not re.search(r"[0-9A-Z]\. (Results|Appendix)", sidebar)
 
 
 def test_scratch_book_numbers(scratch):
@@ -185,6 +207,11 @@ def test_the_book_uses_the_scheme():
     toolkit = statements("book/00_toolkit")
     assert [label for kind, label in toolkit if kind == "theorem"][0] == "thm-mp"   # Theorem 0.1
     assert [kind for kind, _ in statements("book/appendix_derivations")].count("lemma") >= 2
+    nb = json.loads((ROOT / "book/appendix_derivations.ipynb").read_text(encoding="utf-8"))
+    headings = re.findall(r"^## (.*)$", "\n".join("".join(c["source"]) for c in nb["cells"]
+                                                   if c["cell_type"] == "markdown"), re.M)
+    lettered = [h[0] for h in headings if seqrmt_numbers.PART_TITLE.match(h)]
+    assert len(lettered) >= 2 and lettered == [chr(ord("A") + k) for k in range(len(lettered))], headings
 
 
 def test_built_site_if_fresh():
@@ -200,4 +227,4 @@ def test_built_site_if_fresh():
     block = raw[raw.index('id="thm-mp"'):][:600]
     assert "Theorem 0.1" in html.unescape(re.sub(r"<[^>]+>", " ", block))
     appendix = _text(site / "appendix_derivations.html")
-    assert re.search(r"Lemma A\.[1-9]", appendix) and not re.search(r"Lemma [0-9]+ ", appendix)
+    assert re.search(r"Lemma A\.1", appendix) and not re.search(r"Lemma [0-9]+ ", appendix)
