@@ -1,7 +1,11 @@
 """The "Live code" button of the chapter pages, in headless Chromium, against a kernel.
 
 ``python -m seqrmt.live`` serves the built book and starts a Jupyter server (the fixture
-``live_server``, one per test process).  On every chapter page the test
+``live_server``: one per test run, shared by the pytest-xdist workers, since starting it takes
+about 20 s; the first worker that needs it starts it under a file lock, the last one that
+leaves stops it, see :func:`shared_live_server`).  Every test opens its page in a browser
+context of its own and presses the button, which starts a kernel of its own for that page,
+so the tests stay independent.  On every chapter page the test
 
 * checks that loading the page requested nothing of thebe and nothing from another host;
 * presses the button with the mouse, waits for the kernel (state ``ready`` of
@@ -20,12 +24,16 @@ Every request to another host is blocked and reported; waits are on conditions.
 """
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import json
 import os
-import queue
 import re
+import signal
 import subprocess
 import sys
-import threading
+import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -45,34 +53,110 @@ PRINTED = "live kappa = 0.125"
 LIVE_STATE = "() => document.querySelector('.seqrmt-livecode').getAttribute('data-seqrmt-livecode')"
 
 
-@pytest.fixture(scope="session")
-def live_server(built_site: Path) -> Iterator[str]:
-    """``python -m seqrmt.live`` on free ports; the book's base URL."""
+#: Where the workers of one test run find the shared server (one state file per run).
+LIVE_DIR = ROOT / "_build" / "live-server"
+RUN_ID = os.environ.get("PYTEST_XDIST_TESTRUNUID") or uuid.uuid4().hex
+START_TIMEOUT_S = 120
+
+
+def _alive(pid: object) -> bool:
+    if not isinstance(pid, int) or pid <= 0:     # never 0 or -1: a whole process group
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _start(built_site: Path, log: Path) -> tuple[subprocess.Popen, str]:
+    """Start ``python -m seqrmt.live`` (its own session, output into ``log``); its book URL."""
     cmd = [sys.executable, "-m", "seqrmt.live", "--no-browser", "--port", "0",
            "--book", str(built_site), "--root", str(ROOT)]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": os.environ.get("PYTHONPATH", str(ROOT))})
-    lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
-    url = None
-    try:
-        while url is None:
-            try:
-                line = lines.get(timeout=120)
-            except queue.Empty:
-                break
+    with open(log, "w") as out:
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                text=True, start_new_session=True,
+                                env={**os.environ, "PYTHONPATH": os.environ.get("PYTHONPATH", str(ROOT))})
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline and proc.poll() is None:
+        for line in log.read_text().splitlines():
             if line.startswith("Book:"):
-                url = line.split()[1].rsplit("/", 1)[0]
-        if url is None:
-            proc.terminate()
-            pytest.fail(f"python -m seqrmt.live did not start:\n{proc.stderr.read()[-3000:]}", pytrace=False)
-        yield url
-    finally:
-        proc.terminate()
+                return proc, line.split()[1].rsplit("/", 1)[0]
+        time.sleep(0.2)
+    _stop(proc.pid, proc)
+    pytest.fail(f"python -m seqrmt.live did not start:\n{log.read_text()[-3000:]}", pytrace=False)
+
+
+def _stop(pid: int, proc: subprocess.Popen | None) -> None:
+    """SIGTERM (seqrmt.live then stops its Jupyter server), SIGKILL after 30 s."""
+    if not _alive(pid):
+        return
+    os.kill(pid, signal.SIGTERM)
+    if proc is not None:            # our own child: wait for it (no zombie left)
         try:
             proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
             proc.kill()
+            proc.wait()
+        return
+    deadline = time.monotonic() + 30
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    if _alive(pid):
+        os.kill(pid, signal.SIGKILL)
+
+
+@contextlib.contextmanager
+def _state_lock() -> Iterator[Path]:
+    LIVE_DIR.mkdir(parents=True, exist_ok=True)
+    with open(LIVE_DIR / ".lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield LIVE_DIR / f"{RUN_ID}.json"
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def shared_live_server(built_site: Path) -> Iterator[str]:
+    """One ``python -m seqrmt.live`` for every worker of this test run; its book's base URL.
+
+    The state file ``_build/live-server/<run id>.json`` holds the server's pid, URL and the
+    number of workers using it, under a file lock: the first worker starts the server, the
+    others join it, the last one to leave stops it (a worker that joins after that starts a
+    new one).  State files of runs whose server is gone are removed.
+    """
+    proc = None
+    with _state_lock() as state:
+        for old in LIVE_DIR.glob("*.json"):
+            if old != state and not _alive(json.loads(old.read_text()).get("pid")):
+                old.unlink()
+        data = json.loads(state.read_text()) if state.is_file() else None
+        if data is None or not _alive(data["pid"]):
+            proc, url = _start(built_site, LIVE_DIR / f"{RUN_ID}.log")
+            data = {"pid": proc.pid, "url": url, "users": 0}
+        data["users"] += 1
+        state.write_text(json.dumps(data))
+    try:
+        yield data["url"]
+    finally:
+        with _state_lock() as state:
+            now = json.loads(state.read_text()) if state.is_file() else {"pid": data["pid"], "users": 1}
+            now["users"] -= 1
+            if now["users"] <= 0:
+                _stop(now["pid"], proc if proc is not None and proc.pid == now["pid"] else None)
+                state.unlink(missing_ok=True)
+            else:
+                state.write_text(json.dumps(now))
+
+
+@pytest.fixture(scope="session")
+def live_server(built_site: Path) -> Iterator[str]:
+    """``python -m seqrmt.live`` on free ports, shared by the workers; the book's base URL."""
+    with shared_live_server(built_site) as url:
+        yield url
 
 
 def _open(browser, base_url: str, page_name: str):
