@@ -84,6 +84,16 @@ def _single_threaded_blas():
         yield
 
 
+@pytest.fixture(scope="session")
+def readers_env():
+    """The readers' virtual environment and the seqrmt wheel of this test run, made once and
+    shared by every test that needs them (``tests/standalone.py``; the workers of xdist share
+    them through a file lock): ``(environment folder, wheel path)``."""
+    import standalone
+
+    return standalone.create_readers_env()
+
+
 # ------------------------------------------------------------------ parallel runs (xdist)
 #: Test files whose tests take the longest (measured with ``--durations``); sent out right
 #: after the notebooks so that no long unit is left for the end of the run.

@@ -1,24 +1,63 @@
 """A chapter notebook on its own, as Colab or a reader's Jupyter runs it (shared by the
-``test_standalone_*.py`` files, one per worker of ``pytest -n 2``).
+``test_standalone_*.py`` files, one per worker of ``pytest -n 2``, and by
+``test_binder_env.py``).
 
-* :func:`readers_env` (a session fixture): one fresh virtual environment per test run with
-  the readers' packages only, ``binder/requirements.txt`` without its ``.`` line (NumPy,
-  SciPy, Matplotlib, ipywidgets, ipykernel; no ``seqrmt``).  With pytest-xdist the workers
-  share it: the first one creates it under a file lock, the others wait and reuse it.
-* :func:`run_standalone` executes one notebook top to bottom in a kernel of its own small
-  environment layered on the readers' one (a virtual environment without packages whose
-  ``.pth`` file adds the readers' ``site-packages``): its install cell finds no ``seqrmt``
-  and installs it with pip into that layer, with its dependencies, from the source named by
-  ``SEQRMT_INSTALL_SOURCE`` (the cell's only difference from Colab, where it installs from
-  the repository URL): a wheel that pip builds once per run from a copy of the repository
-  (building it in every chapter cost about 15 s each).  The layers keep the chapters
-  independent (each installs ``seqrmt`` itself) while the readers' packages are installed
-  once.  The kernel sees no
-  ``PYTHONPATH`` and runs in a folder holding the notebook alone.
+* :func:`create_readers_env` (behind the session fixture ``readers_env`` of
+  ``tests/conftest.py``): one fresh virtual environment per test run with the readers' packages
+  only, ``binder/requirements.txt`` without its ``.`` line (NumPy, SciPy, Matplotlib,
+  ipywidgets, ipykernel; no ``seqrmt``), and one ``seqrmt`` wheel built by pip from a copy of
+  the repository.  With pytest-xdist the workers share both: the first one creates them under
+  a file lock, the others wait and reuse them.
+* :func:`layered_env`: a small environment of its own for each chapter, layered on the
+  readers' one (a virtual environment without packages whose ``.pth`` file adds the readers'
+  ``site-packages``), so that each chapter installs ``seqrmt`` itself while the readers'
+  packages are installed once.  Its kernel sees no ``PYTHONPATH`` and runs in a folder
+  holding the notebook alone.
+
+What the test of a chapter must show, and where each part is shown.  The claim is: *the
+chapter's install cell installs seqrmt into an environment that has only the readers'
+packages, and the chapter then runs there.*  Split it:
+
+1. the install cell finds no ``seqrmt``, installs it with pip (from the source named by
+   ``SEQRMT_INSTALL_SOURCE``: the wheel; on Colab the repository URL), and ``import seqrmt``
+   then works in the same kernel, from the chapter's own environment;
+2. every module the chapter imports, and every module ``seqrmt`` imports anywhere (at the top
+   of a module or inside a function; imports under ``try: ... except ImportError`` are optional
+   by construction), exists in that environment;
+3. the package installed there is the code that was run elsewhere: the same files, byte for
+   byte, as the copy of ``seqrmt/`` the wheel was built from (so the wheel leaves out no
+   module and no data file), a copy still equal to the repository's ``seqrmt/``;
+4. the chapter's code runs to the end with that ``seqrmt`` and those packages.
+
+Parts 1-3 depend on the readers' environment and run in it, for every chapter, always
+(:func:`check_environment`: the install cell itself, then the chapter's own import
+statements verbatim, then an import of every module of step 2, then a report of the
+environment).  Part 4 is a computation: given the same code (step 3), the same versions of
+every distribution the readers' environment has (NumPy, SciPy, Matplotlib, ... compared one by
+one with the development environment) and one BLAS thread in both, it gives the same result
+in either environment, and the development environment has already run it: the execution cache
+(``_build/.jupyter_cache``, filled by the build) holds an execution of this exact notebook,
+without an error output, under the dependency key of the current ``seqrmt`` and
+``requirements.txt`` (:func:`dev_execution`; nbval runs it again in the same test run).  So
+part 4 is taken from there, and the chapter is executed top to bottom in the readers'
+environment (``check_environment(..., full=True)``, the report at its end and the same
+assertions) only when that argument does not hold: no valid cache entry (no build yet, or a
+changed notebook or ``seqrmt``), ``seqrmt/`` edited since the wheel was built, a distribution
+whose version differs between the two environments (then the computation could differ), or
+``SEQRMT_STANDALONE=full``.  (Measured on two chapters: about 25 s a chapter instead of 115-140
+s on a loaded machine; ``benchmarks/README.md``.)  ``tests/test_binder_env.py`` executes a chapter top to bottom in
+the readers' packages on every run, so the rendering machinery of that environment (the inline
+Matplotlib backend, the widgets) is exercised end to end as well.  What this leaves unchecked
+in the fast path is only an environment effect that neither the imports nor the versions show:
+a third-party package behaving differently because an optional package of the development
+environment is missing, or a chapter reading a file of the repository (which
+:func:`repository_files_read` looks for in the chapter's code).
 """
 from __future__ import annotations
 
+import ast
 import fcntl
+import hashlib
 import json
 import os
 import shutil
@@ -102,19 +141,14 @@ def layered_env(readers: Path, dest: Path) -> Path:
     return dest
 
 
-def run_standalone(notebook: Path, readers: Path, wheel: Path, tmp: Path,
-                   timeout: int = 900) -> nbformat.NotebookNode:
-    """Execute ``notebook`` top to bottom in a fresh layer over ``readers`` (see the module
-    docstring), its install cell installing ``wheel``; return the executed notebook, with a
-    last cell that reports where ``seqrmt`` came from."""
+def _execute(nb: nbformat.NotebookNode, readers: Path, wheel: Path, tmp: Path, folder: Path,
+             timeout: int) -> nbformat.NotebookNode:
+    """Execute ``nb`` in a kernel of a fresh layer ``tmp/env`` over ``readers``, in ``folder``."""
     from jupyter_client import KernelManager
     from jupyter_client.kernelspec import KernelSpecManager
     from nbclient import NotebookClient
 
     env = layered_env(readers, tmp / "env")
-    folder = tmp / "alone"
-    folder.mkdir()
-    shutil.copy(notebook, folder / notebook.name)
     kernels = tmp / "kernels"
     spec = kernels / "kernels" / "standalone"
     spec.mkdir(parents=True)
@@ -124,9 +158,6 @@ def run_standalone(notebook: Path, readers: Path, wheel: Path, tmp: Path,
         "display_name": "readers' environment", "language": "python",
         "env": {"PYTHONPATH": "", "SEQRMT_INSTALL_SOURCE": str(wheel), "PIP_NO_INPUT": "1",
                 "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}}))
-    nb = nbformat.read(folder / notebook.name, as_version=4)
-    probe = "import seqrmt, sys\nprint(sys.prefix)\nprint(seqrmt.__file__)"
-    nb.cells.append(nbformat.v4.new_code_cell(probe))
     km = KernelManager(kernel_name="standalone",
                        kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernels / "kernels")]))
     NotebookClient(nb, km=km, kernel_name="standalone", timeout=timeout,
@@ -134,17 +165,251 @@ def run_standalone(notebook: Path, readers: Path, wheel: Path, tmp: Path,
     return nb
 
 
-def assert_installed_here(nb: nbformat.NotebookNode, tmp: Path) -> None:
-    """The notebook's install cell put seqrmt into the notebook's own layer."""
-    prefix, module = nb.cells[-1].outputs[0]["text"].split()
+# ------------------------------------------------------------------ the fast path (parts 1-3)
+INSTALL_TAG = "seqrmt-install"
+#: The execution cache of the build (``SEQRMT_EXECUTION_CACHE`` names another one).
+CACHE = Path(os.environ.get("SEQRMT_EXECUTION_CACHE") or ROOT / "_build" / ".jupyter_cache")
+#: Distributions whose versions need not agree: the installers (the install cell runs in the
+#: readers' environment anyway) and seqrmt (compared file by file instead).
+NOT_COMPARED = {"pip", "setuptools", "wheel", "seqrmt"}
+
+
+def _code(cell) -> str:
+    """A code cell's source without IPython magics and shell escapes (plain Python)."""
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line
+                     for line in cell.source.splitlines())
+
+
+def _optional(node: ast.AST, parents: dict) -> bool:
+    """Whether an import sits in a ``try`` that catches ImportError (an optional import) or
+    under ``if TYPE_CHECKING``."""
+    child, node = node, parents.get(node)
+    while node is not None:
+        if isinstance(node, ast.Try) and child in node.body:
+            for handler in node.handlers:
+                names = {n.id if isinstance(n, ast.Name) else getattr(n, "attr", "") for n in
+                         (handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type])
+                         if n is not None}
+                if handler.type is None or names & {"ImportError", "ModuleNotFoundError", "Exception"}:
+                    return True
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            return True
+        child, node = node, parents.get(node)
+    return False
+
+
+def _imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    return [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) and not _optional(n, parents)]
+
+
+def chapter_import_statements(nb: nbformat.NotebookNode) -> list[str]:
+    """Every import statement of the chapter's code (any cell but the install cell, at any
+    depth), verbatim and in order, without repeats."""
+    out: list[str] = []
+    for cell in nb.cells:
+        if cell.cell_type != "code" or INSTALL_TAG in cell.metadata.get("tags", []):
+            continue
+        for node in sorted(_imports(ast.parse(_code(cell))), key=lambda n: (n.lineno, n.col_offset)):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                continue
+            text = ast.unparse(node)
+            if text not in out and not text.startswith("from __future__"):
+                out.append(text)
+    return out
+
+
+def package_modules(folder: Path = ROOT / "seqrmt") -> list[str]:
+    """Every module of the package and every module it imports anywhere (not optionally)."""
+    names: set[str] = set()
+    for path in sorted(folder.rglob("*.py")):
+        rel = path.relative_to(folder.parent).with_suffix("")
+        parts = list(rel.parts[:-1] if rel.name == "__init__" else rel.parts)
+        names.add(".".join(parts))
+        package = parts if rel.name == "__init__" else parts[:-1]
+        for node in _imports(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif node.level:
+                base = package[:len(package) - node.level + 1]
+                names.add(".".join(base + ([node.module] if node.module else [])))
+            elif node.module != "__future__":
+                names.add(node.module)
+    return sorted(names)
+
+
+def repository_files_read(nb: nbformat.NotebookNode, folder: Path = BOOK) -> list[str]:
+    """String constants of the chapter's code that name a file or folder next to it or in the
+    repository (a chapter run on its own has only itself in its folder)."""
+    found = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        for node in ast.walk(ast.parse(_code(cell))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                text = node.value.strip()
+                if not text or text.startswith(("/", "~")) or "\n" in text or len(text) > 200:
+                    continue
+                try:
+                    target = (folder / text).resolve()
+                    hit = (target.exists() and target.is_relative_to(ROOT)
+                           and target not in (folder.resolve(), ROOT))
+                except (OSError, ValueError):
+                    hit = False
+                if hit:
+                    found.append(text)
+    return found
+
+
+def _installed_versions() -> dict[str, str]:
+    from importlib import metadata
+
+    return {d.metadata["Name"].lower().replace("_", "-"): d.version for d in metadata.distributions()
+            if d.metadata["Name"]}
+
+
+def dev_execution(notebook: Path) -> str | None:
+    """Where the development environment ran this exact notebook to the end, or None.
+
+    The execution cache must hold an entry for the notebook's current code, recorded under the
+    dependency key of the current ``seqrmt`` and ``requirements.txt`` (installed versions
+    included, ``site_assets/seqrmt_cache.py``), whose every code cell was executed and has no
+    error output.
+    """
+    if not (CACHE / "global.db").is_file():
+        return None
+    sys.path.insert(0, str(ROOT / "site_assets"))
+    try:
+        import seqrmt_cache
+    finally:
+        sys.path.remove(str(ROOT / "site_assets"))
+    from jupyter_cache import get_cache
+
+    cache = get_cache(str(CACHE))
+    nb = nbformat.read(notebook, as_version=4)
+    try:
+        record = cache.match_cache_notebook(nb)
+    except KeyError:
+        return None
+    recorded = json.loads((CACHE / seqrmt_cache.KEYS_FILE).read_text(encoding="utf-8") or "{}") \
+        if (CACHE / seqrmt_cache.KEYS_FILE).is_file() else {}
+    key = seqrmt_cache.notebook_key(notebook, *seqrmt_cache.configured_hashes(ROOT))
+    if recorded.get(record.uri) != key:
+        return None
+    cached = cache.get_cache_bundle(record.pk).nb
+    code = [c for c in cached.cells if c.cell_type == "code" and c.source.strip()]
+    if any(c.get("execution_count") is None for c in code) or any(
+            o.get("output_type") == "error" for c in code for o in c.get("outputs", [])):
+        return None
+    return f"execution cache entry {record.pk} ({record.uri}, key {key})"
+
+
+REPORT = """import hashlib, importlib, json, sys
+from importlib import metadata
+from pathlib import Path
+failed = {}
+for _name in %(modules)r:
+    try:
+        importlib.import_module(_name)
+    except Exception as _err:
+        failed[_name] = f"{type(_err).__name__}: {_err}"
+import seqrmt
+_pkg = Path(seqrmt.__file__).parent
+print(json.dumps({
+    "prefix": sys.prefix, "module": seqrmt.__file__, "failed": failed,
+    "versions": {d.metadata["Name"].lower().replace("_", "-"): d.version
+                 for d in metadata.distributions() if d.metadata["Name"]},
+    "files": {p.relative_to(_pkg).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+              for p in _pkg.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+              and p.suffix not in (".pyc", ".pyo")}}))
+"""
+
+
+def check_environment(notebook: Path, readers: Path, wheel: Path, tmp: Path, full: bool = False) -> dict:
+    """Run, in a fresh layer over ``readers``, the chapter's install cell, its import statements
+    and an import of :func:`package_modules` (parts 1-3 of the module docstring), or with
+    ``full`` every cell of the chapter, top to bottom (part 4 too); then a report of the
+    environment, returned: prefix, seqrmt's file, failed imports, versions, installed files."""
+    source = nbformat.read(notebook, as_version=4)
+    install = [c for c in source.cells if c.cell_type == "code" and INSTALL_TAG in c.metadata.get("tags", [])]
+    assert install and source.cells.index(install[0]) == min(
+        i for i, c in enumerate(source.cells) if c.cell_type == "code"), \
+        f"{notebook.name}: its first code cell is not the install cell"
+    report = nbformat.v4.new_code_cell(REPORT % {"modules": package_modules(WORK / "repository" / "seqrmt")})
+    if full:
+        nb = source
+        nb.cells.append(report)
+    else:
+        nb = nbformat.v4.new_notebook(metadata=source.metadata)
+        nb.cells = [nbformat.v4.new_code_cell(install[0].source),
+                    nbformat.v4.new_code_cell("\n".join(chapter_import_statements(source))), report]
+    folder = tmp / "alone"
+    folder.mkdir(parents=True)
+    shutil.copy(notebook, folder / notebook.name)
+    executed = _execute(nb, readers, wheel, tmp, folder, timeout=900 if full else 600)
+    text = "".join(o.get("text", "") for o in executed.cells[-1].outputs if o.get("output_type") == "stream")
+    return json.loads(text.strip().splitlines()[-1])
+
+
+def _package_hashes(folder: Path) -> dict[str, str]:
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+            and p.suffix not in (".pyc", ".pyo") and not any(part.startswith(".") for part in p.parts)}
+
+
+def assert_environment(report: dict, tmp: Path) -> None:
+    """The install cell put seqrmt into the chapter's own layer, every module imports there,
+    and the installed package is the copy of ``seqrmt/`` the wheel was built from, file for file
+    (so no module or data file is left out of the wheel)."""
     env = (tmp / "env").resolve()
-    assert Path(prefix).resolve() == env, f"the kernel ran in {prefix}, not in {env}"
-    assert Path(module).resolve().is_relative_to(env), (
-        f"seqrmt was imported from {module}: the install cell did not install it into the fresh environment")
+    assert Path(report["prefix"]).resolve() == env, f"the kernel ran in {report['prefix']}, not in {env}"
+    assert Path(report["module"]).resolve().is_relative_to(env), (
+        f"seqrmt was imported from {report['module']}: the install cell did not install it into the fresh environment")
+    assert not report["failed"], f"modules missing in the readers' environment: {report['failed']}"
+    source = _package_hashes(WORK / "repository" / "seqrmt")
+    installed = report["files"]
+    assert set(installed) == set(source), (
+        f"the installed seqrmt differs from the repository's: missing {sorted(set(source) - set(installed))}, "
+        f"extra {sorted(set(installed) - set(source))}")
+    changed = sorted(name for name in source if source[name] != installed[name])
+    assert not changed, f"installed files differ from the repository's: {changed}"
 
 
-def executes_alone(name: str, readers: tuple[Path, Path], tmp: Path) -> None:
-    """The test of one chapter: it runs on its own, and its install cell installed seqrmt."""
-    nb = run_standalone(BOOK / name, *readers, tmp)
-    assert_installed_here(nb, tmp)
+def source_changes() -> list[str]:
+    """Files of the repository's ``seqrmt/`` edited since the wheel was built from its copy
+    (the execution cache then describes other code than the wheel's)."""
+    here, built = _package_hashes(ROOT / "seqrmt"), _package_hashes(WORK / "repository" / "seqrmt")
+    return sorted(name for name in set(here) | set(built) if here.get(name) != built.get(name))
 
+
+def version_differences(report: dict) -> list[str]:
+    """Distributions of the readers' environment whose version differs in this environment."""
+    here = _installed_versions()
+    return [f"{name} {version} (here {here.get(name, 'absent')})" for name, version in sorted(report["versions"].items())
+            if name not in NOT_COMPARED and here.get(name) != version]
+
+
+def executes_alone(name: str, readers: tuple[Path, Path], tmp: Path) -> str:
+    """The test of one chapter (see the module docstring); returns what it executed."""
+    notebook = BOOK / name
+    named = repository_files_read(nbformat.read(notebook, as_version=4))
+    assert not named, f"{name} names files of the repository, which a chapter run on its own lacks: {named}"
+    reasons = []
+    if os.environ.get("SEQRMT_STANDALONE", "") == "full":
+        reasons.append("SEQRMT_STANDALONE=full")
+    evidence = dev_execution(notebook)
+    if evidence is None:
+        reasons.append("no execution of this notebook and this seqrmt in the execution cache")
+    edited = source_changes()
+    if edited:
+        reasons.append(f"seqrmt edited since its wheel was built: {', '.join(edited)}")
+    if not reasons:
+        report = check_environment(notebook, *readers, tmp / "check")
+        assert_environment(report, tmp / "check")
+        differences = version_differences(report)
+        if not differences:
+            return f"environment checked; the run to the end is {evidence}"
+        reasons.append(f"versions differ from the development environment: {', '.join(differences)}")
+    report = check_environment(notebook, *readers, tmp / "full", full=True)
+    assert_environment(report, tmp / "full")
+    return f"executed top to bottom in the readers' environment ({'; '.join(reasons)})"
