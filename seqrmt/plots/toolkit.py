@@ -166,7 +166,7 @@ def toolkit_bbp_explorer_figure(theta: float = 1.0, gamma: float = 0.5, *, d: in
     x = np.linspace(0, xmax, 800)
     pred = float(bbp_outlier(theta, gamma))
     pov = float(bbp_overlap(theta, gamma))
-    fig, ax = figure(width=6.4, height=3.4)
+    fig, ax = figure(width=6.4, height=4.4)
     _hist(ax, lam, np.linspace(0, xmax, 60), label=f"eigenvalues, d={d}")
     ax.plot(x, mp_density(x, gamma), color=THEORY_COLOR, lw=1.4, label=r"MP$_\gamma$ density")
     ax.axvline(b, color=IDEAL_COLOR, ls="--", lw=1, label="bulk edge")
@@ -177,8 +177,9 @@ def toolkit_bbp_explorer_figure(theta: float = 1.0, gamma: float = 0.5, *, d: in
     ax.set_xlim(0, xmax)
     ax.set_ylim(0, 1.2)
     finish(ax, xlabel=r"$\lambda$", ylabel="density",
-           title=(rf"$\theta$={theta:g}, $\gamma$={gamma:g} ($\theta_c$={bbp_threshold(gamma):.2f}): "
-                  f"overlap theory {pov:.2f}, simulated {ov:.2f}"))
+           title=(rf"$\theta$={theta:g}, $\gamma$={gamma:g} ($\theta_c$={bbp_threshold(gamma):.2f})" "\n"
+                  f"overlap theory {pov:.2f}, simulated {ov:.2f}"), legend=False)
+    legend_below(fig, ax, ncols=2, fontsize="x-small")
     where = (f"an outlier predicted at {fmt(pred)}" if above
              else f"no outlier predicted (θ below θc = {fmt(bbp_threshold(gamma))}), top eigenvalue at the edge")
     return set_alt(fig, f"Simulated spectrum of the white spiked covariance with θ = {fmt(theta)}, γ = {fmt(gamma)}, "

@@ -54,9 +54,9 @@ def validation_atlas(*, delta: float = 0.5, gamma: float = 0.25, rows=None,
                      eigenvalue: str = "lambda_signal", overlap: str = "overlap_signal"):
     """Theory against simulation for every cell of the atlas at one ``(delta, gamma)``.
 
-    Left: relative error ``(mean - predicted) / predicted`` of an eigenvalue (default the
+    Top: relative error ``(mean - predicted) / predicted`` of an eigenvalue (default the
     signal eigenvalue: the outlier of Theorems 2-3, or the bulk edge of Theorem 1 when
-    no outlier is predicted), with ``t * sem`` error bars and the +-3 % band; right: the
+    no outlier is predicted), with ``t * sem`` error bars and the +-3 % band; bottom: the
     error of a squared cosine (Theorem 4) with the +-0.05 band.  One group per
     ``(R, weights)``; marker shape gives the regime of ``beta`` (below / between /
     above the transitions), filled markers the centered ``S``, open ones the uncentered
@@ -73,7 +73,7 @@ def validation_atlas(*, delta: float = 0.5, gamma: float = 0.25, rows=None,
     sel = [r for r in rows if r["delta_nominal"] == delta and r["gamma_nominal"] == gamma]
     Rs = [x for x in ("prefix", "markov", "copula") if any(r["R"] == x for r in sel)]
     Ws = [x for x in ("mean", "causal", "optimal") if any(r["weights"] == x for r in sel)]
-    fig, axes = figure(2, 1, width=9.0, height=3.8)
+    fig, axes = figure(1, 2, width=7.2, height=7.4)
     tol = _v.Tolerance()
     summary = []
     for ax, q in zip(axes, (eigenvalue, overlap)):
@@ -132,26 +132,26 @@ def validation_atlas(*, delta: float = 0.5, gamma: float = 0.25, rows=None,
     handles += [Line2D([], [], ls="", marker="o", color="0.3", mfc="white", label="uncentered"),
                 Line2D([], [], ls="", marker="o", ms=11, mfc="none", mec=_EXPLAINED_COLOR, label="explained"),
                 Line2D([], [], ls="", marker="o", ms=11, mfc="none", mec=_BAD_COLOR, label="disagree")]
-    axes[1].legend(handles=handles, fontsize="x-small", frameon=False, loc="best", ncol=2)
-    fig.suptitle(rf"atlas at $\delta = {delta:g}$, $\gamma = {gamma:g}$, $d = {sel[0]['d']}$ "
-                 rf"({sel[0]['n']} seeds, bars $\pm$ 1 s.e.m.); grey: absolute tolerance", fontsize="medium")
+    legend_below(fig, handles=handles, ncols=3, fontsize="x-small")
+    fig.suptitle(rf"atlas at $\delta = {delta:g}$, $\gamma = {gamma:g}$, $d = {sel[0]['d']}$, {sel[0]['n']} seeds"
+                 "\n" r"bars $\pm$ 1 s.e.m., grey: tolerance", fontsize="medium")
     return set_alt(fig, f"Validation atlas at δ = {fmt(delta)}, γ = {fmt(gamma)}, d = {sel[0]['d']}, {sel[0]['n']} seeds: "
                         f"theory against simulation for every cell, grouped by correlation ({', '.join(Rs)}) and "
-                        f"weights ({', '.join(Ws)}), markers by β regime and centering. Left, "
-                        + summary[0] + ". Right, " + summary[1] + ".")
+                        f"weights ({', '.join(Ws)}), markers by β regime and centering. Top, "
+                        + summary[0] + ". Bottom, " + summary[1] + ".")
 
 
 def validation_ideal(*, rows=None, centered: bool = True):
     """Exact finite-table prediction (Theorems 2-4 with the class-mean noise) against the
     idealized one (``theta = alpha beta``), both against simulation, over the whole atlas.
 
-    Left: simulated signal eigenvalue against each prediction; right: the same for the
+    Top: simulated signal eigenvalue against each prediction; bottom: the same for the
     squared cosine with ``mu``.  Points on the diagonal are exact predictions.
     """
     rows = _atlas_rows(rows)
     if not isinstance(centered, (bool, np.bool_)):
         raise ValueError(f"centered must be True or False, got {centered!r}")
-    fig, axes = figure(2, 1, width=8.4, height=3.8)
+    fig, axes = figure(1, 2, width=7.2, height=7.4)
     summary = []
     for ax, q, lab in zip(axes, ("lambda_signal", "overlap_signal"),
                           (r"signal eigenvalue $\lambda$", r"squared cosine $|\hat u^\top u|^2$")):
@@ -170,19 +170,20 @@ def validation_ideal(*, rows=None, centered: bool = True):
         ax.plot([lo, hi], [lo, hi], color="0.5", lw=0.8, ls="--")
         ax.set_xlim(lo, hi)
         ax.set_ylim(lo, hi)
-        finish(ax, xlabel=f"predicted {lab}", ylabel=f"simulated {lab}")
-    fig.suptitle(f"every {'centered' if centered else 'uncentered'} cell of the atlas: "
+        finish(ax, xlabel=f"predicted {lab}", ylabel=f"simulated {lab}", legend=False)
+    legend_below(fig, axes[0], ncols=2)
+    fig.suptitle(f"every {'centered' if centered else 'uncentered'} cell of the atlas:\n"
                  "which prediction does the simulation follow?", fontsize="medium")
     return set_alt(fig, f"Simulated against predicted values for every {'centered' if centered else 'uncentered'} "
                         f"cell of the atlas, exact predictions as dots and idealized ones as squares, with the "
-                        f"diagonal dashed. Left, " + summary[0] + ". Right, " + summary[1] + ".")
+                        f"diagonal dashed. Top, " + summary[0] + ". Bottom, " + summary[1] + ".")
 
 
 def validation_mean_spike(*, rows=None):
     """The vocabulary-mean outlier of the uncentered ``S`` (strength ``sigma_w^2 delta``).
 
-    Left: simulated against predicted location, with the limit prediction (filled) and
-    the one using the realized ``||zbar||^2`` of each table (open).  Right: predicted
+    Top: simulated against predicted location, with the limit prediction (filled) and
+    the one using the realized ``||zbar||^2`` of each table (open).  Bottom: predicted
     signal eigenvalue against predicted mean outlier for every uncentered cell; above the
     diagonal the top eigenvector of the uncentered ``S`` is the vocabulary mean, not the
     signal.  Centering removes the mean outlier (the centered cells have none).
@@ -191,7 +192,7 @@ def validation_mean_spike(*, rows=None):
     sel = [r for r in rows if r["quantity"] == "lambda_mean" and not r["centered"]]
     if not sel:
         raise ValueError("rows contain no uncentered lambda_mean row")
-    fig, axes = figure(2, 1, width=8.4, height=3.8)
+    fig, axes = figure(1, 2, width=7.2, height=7.4)
     ax = axes[0]
     for wn, col in WEIGHT_COLORS.items():
         s = [r for r in sel if r["weights"] == wn]
@@ -203,8 +204,8 @@ def validation_mean_spike(*, rows=None):
                 mfc="white", ms=4, label=f"{wn}: realized table")
     v = np.array([r["empirical"] for r in sel] + [r["predicted"] for r in sel])
     ax.plot([v.min() * 0.95, v.max() * 1.05], [v.min() * 0.95, v.max() * 1.05], "--", color="0.5", lw=0.8)
-    finish(ax, xlabel=r"predicted mean outlier", ylabel=r"simulated mean outlier")
-    ax.legend(fontsize="x-small", frameon=False, ncol=1)
+    finish(ax, xlabel=r"predicted mean outlier", ylabel=r"simulated mean outlier", legend=False)
+    legend_right(ax, fontsize="x-small")
     ax = axes[1]
     for wn, col in WEIGHT_COLORS.items():
         s = [r for r in sel if r["weights"] == wn]
@@ -216,15 +217,16 @@ def validation_mean_spike(*, rows=None):
     ax.set_ylim(0, None)
     ax.text(0.05, 0.92, "top eigenvector = vocabulary mean", transform=ax.transAxes, fontsize="x-small",
             color=MEAN_SPIKE_COLOR)
-    finish(ax, xlabel="predicted signal eigenvalue (or bulk edge)", ylabel="predicted mean outlier")
+    finish(ax, xlabel="predicted signal eigenvalue (or bulk edge)", ylabel="predicted mean outlier", legend=False)
+    legend_right(ax, fontsize="x-small")
     emp = np.array([r["empirical"] for r in sel])
     pr = np.array([r["predicted"] for r in sel])
     prr = np.array([r["predicted_realized"] for r in sel])
     sig = np.array([r["signal_outlier"] if np.isfinite(r["signal_outlier"]) else r["bulk_edge"] for r in sel])
-    return set_alt(fig, f"The vocabulary-mean outlier of the uncentered S over {len(sel)} atlas cells. Left: simulated "
+    return set_alt(fig, f"The vocabulary-mean outlier of the uncentered S over {len(sel)} atlas cells. Top: simulated "
                         f"against predicted location, coloured by weights, largest relative error "
                         f"{np.max(np.abs(emp / pr - 1)):.1%} with the limit prediction and "
-                        f"{np.max(np.abs(emp / prr - 1)):.1%} with the realized table. Right: predicted mean outlier "
+                        f"{np.max(np.abs(emp / prr - 1)):.1%} with the realized table. Bottom: predicted mean outlier "
                         f"against predicted signal eigenvalue; in {int(np.sum(pr > sig))} of {len(sel)} cells it lies "
                         f"above the diagonal, where the top eigenvector is the vocabulary mean.")
 
@@ -232,9 +234,9 @@ def validation_mean_spike(*, rows=None):
 def validation_scaling(*, rows=None, quantity: str = "lambda_signal"):
     """Finite-size scaling: error and spread against ``d`` on log-log axes.
 
-    Left: root-mean-square error over seeds of ``quantity`` relative to its prediction,
+    Top: root-mean-square error over seeds of ``quantity`` relative to its prediction,
     with the fitted log-log slope in the legend (Gaussian spike fluctuations give
-    ``-1/2``); right: seed-to-seed standard deviation with ``d^(-1/2)`` and
+    ``-1/2``); bottom: seed-to-seed standard deviation with ``d^(-1/2)`` and
     ``d^(-2/3)`` (Tracy-Widom edge) reference slopes.
     """
     rows = [r for r in _fs_rows(rows) if r.get("study") == "scaling"]
@@ -244,7 +246,7 @@ def validation_scaling(*, rows=None, quantity: str = "lambda_signal"):
     settings = list(dict.fromkeys(r["setting"] for r in sel))
     rates = _v.scaling_rates(sel, "rmse")
     srates = _v.scaling_rates(sel, "std")
-    fig, axes = figure(2, 1, width=9.0, height=3.8)
+    fig, axes = figure(1, 2, width=7.2, height=7.4)
     cols = ["#4C72B0", "#55A868", "#DD8452", "#8172B3", "#937860", "#C44E52"]
     for i, name in enumerate(settings):
         s = sorted((r for r in sel if r["setting"] == name), key=lambda r: r["d"])
@@ -253,9 +255,9 @@ def validation_scaling(*, rows=None, quantity: str = "lambda_signal"):
                           for r in s])
         col = cols[i % len(cols)]
         axes[0].loglog(ds, [r["rmse"] for r in s] / scale, "o-", color=col,
-                       label=f"{name} (slope {rates.get((name, quantity), np.nan):+.2f})")
+                       label=f"{name}\n(slope {rates.get((name, quantity), np.nan):+.2f})")
         axes[1].loglog(ds, [r["std"] for r in s] / scale, "o-", color=col,
-                       label=f"{name} (slope {srates.get((name, quantity), np.nan):+.2f})")
+                       label=f"{name}\n(slope {srates.get((name, quantity), np.nan):+.2f})")
     allds = np.array(sorted({r["d"] for r in sel}), dtype=float)
     ref = np.array([r["std"] / (abs(r["predicted"]) if quantity.startswith("lambda") and r["predicted"] else 1.0)
                     for r in sel if r["d"] == allds[0]])
@@ -267,14 +269,16 @@ def validation_scaling(*, rows=None, quantity: str = "lambda_signal"):
         ax.set_xticklabels([f"{int(x)}" for x in allds])
         ax.minorticks_off()
     rel = " (relative)" if quantity.startswith("lambda") else ""
-    finish(axes[0], xlabel="$d$", ylabel=f"RMSE of {quantity}{rel}")
-    finish(axes[1], xlabel="$d$", ylabel=f"std over seeds of {quantity}{rel}")
+    qname = {"lambda_signal": r"$\lambda_{\rm signal}$", "overlap_signal": r"$|\hat u^\top u|^2$"}.get(
+        quantity, quantity.replace("_", " "))
+    finish(axes[0], xlabel="$d$", ylabel=f"RMSE{rel}", title=f"root-mean-square error of {qname}", legend=False)
+    finish(axes[1], xlabel="$d$", ylabel=f"std over seeds{rel}", title=f"fluctuation of {qname}", legend=False)
     for ax in axes:
-        ax.legend(fontsize="xx-small", frameon=False)
+        legend_right(ax, fontsize="x-small")
     return set_alt(fig, f"Finite-size scaling of {quantity.replace('_', ' ')} on log-log axes, d = "
-                        + ", ".join(str(int(x)) for x in allds) + f". Left: root-mean-square error{rel} against d; "
+                        + ", ".join(str(int(x)) for x in allds) + f". Top: root-mean-square error{rel} against d; "
                         "fitted slopes " + ", ".join(f"{n} {rates.get((n, quantity), np.nan):+.2f}" for n in settings)
-                        + f". Right: standard deviation over seeds{rel} with d^-1/2 and d^-2/3 reference lines; slopes "
+                        + f". Bottom: standard deviation over seeds{rel} with d^-1/2 and d^-2/3 reference lines; slopes "
                         + ", ".join(f"{n} {srates.get((n, quantity), np.nan):+.2f}" for n in settings) + ".")
 
 
@@ -286,15 +290,15 @@ def _has(r, key):
 def validation_bulk_T(*, rows=None):
     """Kolmogorov distance of the simulated bulk to Theorem 1's law ``kappa (MP_delta boxtimes
     MP_gamma)`` (solid) and to the fixed-``T`` law ``seqrmt.finite_T_bulk`` (dashed) as a
-    function of the sequence length ``T`` (left, one shade per ``d``; the thick grey line
-    is the distance between the two laws), and as a function of ``d`` (right, one colour
+    function of the sequence length ``T`` (top, one shade per ``d``; the thick grey line
+    is the distance between the two laws), and as a function of ``d`` (bottom, one colour
     per ``T``, distance to Theorem 1 solid, to the fixed-``T`` law dashed).  A distance to
     the right law shrinks with ``d``; a distance to a wrong law stays near the distance
     between the laws."""
     rows = [r for r in _fs_rows(rows) if r.get("study") == "bulk_T"]
     if not rows:
         raise ValueError("rows contain no bulk_T study")
-    fig, axes = figure(2, 1, width=8.4, height=3.6)
+    fig, axes = figure(1, 2, width=7.2, height=7.2)
     ds = sorted({r["d"] for r in rows})
     Ts = sorted({r["T"] for r in rows})
     greys = np.linspace(0.65, 0.1, len(ds))
@@ -315,8 +319,8 @@ def validation_bulk_T(*, rows=None):
     axes[0].set_yscale("log")
     axes[0].set_xticks(Ts)
     axes[0].set_xticklabels([str(t) for t in Ts])
-    finish(axes[0], xlabel="sequence length $T$", ylabel=r"Kolmogorov distance $D$")
-    axes[0].legend(fontsize="xx-small", frameon=False, ncol=2)
+    finish(axes[0], xlabel="sequence length $T$", ylabel=r"Kolmogorov distance $D$", legend=False)
+    legend_right(axes[0], fontsize="x-small")
     cmap = ["#C44E52", "#DD8452", "#4C72B0", "#55A868", "#8172B3", "#937860"]
     for i, T in enumerate(Ts):
         s = sorted((r for r in rows if r["T"] == T), key=lambda r: r["d"])
@@ -334,11 +338,11 @@ def validation_bulk_T(*, rows=None):
     axes[1].set_xticks(dd)
     axes[1].set_xticklabels([f"{int(x)}" for x in dd])
     axes[1].minorticks_off()
-    finish(axes[1], xlabel="$d$", ylabel=r"Kolmogorov distance $D$")
-    axes[1].legend(fontsize="x-small", frameon=False, ncol=2)
+    finish(axes[1], xlabel="$d$", ylabel=r"Kolmogorov distance $D$", legend=False)
+    legend_right(axes[1], fontsize="x-small")
     r0 = rows[0]
-    fig.suptitle(rf"bulk law vs $T$ (mean pooling, $R = I$, $\beta = 0$, $\delta = {r0['delta']:.2g}$, "
-                 rf"$\gamma = {r0['gamma']:.2g}$)", fontsize="medium")
+    fig.suptitle(rf"bulk law vs $T$: mean pooling, $R = I$, $\beta = 0$," "\n"
+                 rf"$\delta = {r0['delta']:.2g}$, $\gamma = {r0['gamma']:.2g}$", fontsize="medium")
     big = [r for r in rows if r["d"] == ds[-1]]
     per_T = "; ".join(
         f"T = {r['T']}: {fmt(r['empirical'], 2)} to Theorem 1"
@@ -346,15 +350,15 @@ def validation_bulk_T(*, rows=None):
         for r in sorted(big, key=lambda r: r["T"]))
     return set_alt(fig, f"Kolmogorov distance of the simulated bulk (mean pooling, R = I, β = 0, "
                         f"δ = {fmt(r0['delta'], 2)}, γ = {fmt(r0['gamma'], 2)}) to the Theorem 1 law and to the "
-                        f"fixed-T law. Left: against the sequence length T = " + ", ".join(map(str, Ts))
-                        + ", one shade per d = " + ", ".join(map(str, ds)) + f", log scales. Right: against d, one "
+                        f"fixed-T law. Top: against the sequence length T = " + ", ".join(map(str, Ts))
+                        + ", one shade per d = " + ", ".join(map(str, ds)) + f", log scales. Bottom: against d, one "
                         f"colour per T, with a 1/d reference. At d = {ds[-1]}: " + per_T + ".")
 
 
 def validation_spikes_T(*, rows=None, fixed_T: bool = True):
     """The spike formulas at short sequence lengths (study ``spikes_T`` of
     :func:`seqrmt.validation.spikes_vs_T`): relative error of the signal eigenvalue
-    (left) and error of its squared cosine with ``mu`` (right) against ``T``, one marker
+    (top) and error of its squared cosine with ``mu`` (bottom) against ``T``, one marker
     per ``theta / theta_c``, bars ``+- t * sem`` (Student quantile, 99 %), grey bands the
     absolute tolerances of :class:`seqrmt.validation.Tolerance`.  Filled markers: against the
     large-``T`` formulas (:func:`seqrmt.predict`, the stored ``predicted``); with ``fixed_T``,
@@ -366,7 +370,7 @@ def validation_spikes_T(*, rows=None, fixed_T: bool = True):
         raise ValueError("rows contain no spikes_T study")
     fixed_T = _checks.flag("fixed_T", fixed_T)
     tol = _v.Tolerance()
-    fig, axes = figure(2, 1, width=8.4, height=3.6)
+    fig, axes = figure(1, 2, width=7.2, height=7.2)
     ratios = sorted({round(r["ratio"], 6) for r in rows})
     worst = []
     markers = ["o", "^", "s", "D"]
@@ -414,25 +418,26 @@ def validation_spikes_T(*, rows=None, fixed_T: bool = True):
     finish(axes[1], xlabel="sequence length $T$", ylabel=r"$|\hat u^\top u|^2$: sim $-$ theory",
            title=r"squared cosine with $\mu$", legend=False)
     handles, labels = axes[1].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncols=len(handles), fontsize="small", frameon=False)
+    fig.legend(handles, labels, loc="outside lower center", ncols=min(len(handles), 2), fontsize="small",
+               frameon=False)
     r0 = rows[0]
-    fig.suptitle(rf"spike formulas at short $T$ ($d = {r0['d']}$, {r0['n']} seeds, $R = I$, mean pooling, "
-                 rf"$\delta = {r0['delta']:.2g}$, $\gamma = {r0['gamma']:.2g}$)", fontsize="medium")
+    fig.suptitle(rf"spike formulas at short $T$: $d = {r0['d']}$, {r0['n']} seeds, $R = I$," "\n"
+                 rf"mean pooling, $\delta = {r0['delta']:.2g}$, $\gamma = {r0['gamma']:.2g}$", fontsize="medium")
     return set_alt(fig, f"Spike formulas at short sequence lengths T = "
                         + ", ".join(str(t) for t in sorted({r['T'] for r in rows}))
                         + f" (d = {r0['d']}, {r0['n']} seeds, R = I, mean pooling, δ = {fmt(r0['delta'], 2)}, "
                           f"γ = {fmt(r0['gamma'], 2)}), one marker per θ/θc = " + ", ".join(fmt(x) for x in ratios)
                         + (", filled against the large-T formulas, hollow against the fixed-T prediction" if fixed_T
                            else "")
-                        + ". Left: relative error of the signal eigenvalue, " + worst[0]
-                        + ". Right: error of the squared cosine with μ, " + worst[1] + ".")
+                        + ". Top: relative error of the signal eigenvalue, " + worst[0]
+                        + ". Bottom: error of the squared cosine with μ, " + worst[1] + ".")
 
 
 def validation_bulk_histogram(*, T: int = 1, d: int = 400, delta: float = 0.5, gamma: float = 0.5,
                               seed: int = 0):
     """Simulated spectrum (mean pooling over ``T`` independent positions, ``beta = 0``,
     centered ``S``) against the bulk law ``kappa (MP_delta boxtimes MP_gamma)`` of Theorem 1:
-    density (left) and distribution function (right), with the Kolmogorov distance."""
+    density (top) and distribution function (bottom), with the Kolmogorov distance."""
     T = _checks.integer("T", T)
     d = _checks.integer("d", d, minimum=20)
     delta = _checks.positive("delta", delta)
@@ -445,7 +450,7 @@ def validation_bulk_histogram(*, T: int = 1, d: int = 400, delta: float = 0.5, g
     D = _v.kolmogorov_distance(lam, law)
     left, right = law.support()
     xmax = max(right, lam[0]) * 1.08
-    fig, axes = figure(2, 1, width=8.4, height=3.4)
+    fig, axes = figure(1, 2, width=6.4, height=6.4)
     keep = lam > 1e-9 * lam[0]
     bins = np.linspace(0, xmax, 50)
     axes[0].hist(lam[keep], bins=bins, weights=np.full(keep.sum(), 1.0 / d / (bins[1] - bins[0])),
@@ -463,8 +468,8 @@ def validation_bulk_histogram(*, T: int = 1, d: int = 400, delta: float = 0.5, g
            title=f"Kolmogorov distance $D = {D:.3f}$")
     return set_alt(fig, f"Simulated spectrum of the centered S for mean pooling over T = {T} independent positions "
                         f"(d = {d}, δ = {fmt(delta)}, γ = {fmt(gamma)}, β = 0) against the Theorem 1 bulk law with "
-                        f"support {fmt(left)} to {fmt(right)}. Left: histogram and density, largest simulated "
-                        f"eigenvalue {fmt(lam[0])}. Right: empirical and theoretical distribution functions; "
+                        f"support {fmt(left)} to {fmt(right)}. Top: histogram and density, largest simulated "
+                        f"eigenvalue {fmt(lam[0])}. Bottom: empirical and theoretical distribution functions; "
                         f"Kolmogorov distance {D:.3f}.")
 
 
@@ -508,7 +513,7 @@ def validation_transition(*, R: str = "prefix", weights: str = "mean", delta: fl
             e = _v._empirical(lam, U, b, info, pv, _NoLaw())
             lam1[s, i] = e["lambda_signal"]
             ov[s, i] = e["overlap_signal"]
-    fig, axes = figure(2, 1, width=9.0, height=3.6)
+    fig, axes = figure(1, 2, width=7.2, height=7.0)
     axes[0].plot(fine, ex.overlap * frac, color=THEORY_COLOR, label="exact theory")
     axes[0].plot(fine, idl.overlap, color=IDEAL_COLOR, ls="--", label="idealized theory")
     axes[0].errorbar(betas, ov.mean(0), yerr=ov.std(0), fmt="o", color=SIM_COLOR, ms=5,
@@ -522,14 +527,15 @@ def validation_transition(*, R: str = "prefix", weights: str = "mean", delta: fl
         if bp > 0:
             ax.axvline(bp, color=THEORY_COLOR, lw=0.8, ls=":")
     finish(axes[0], xlabel=r"$\beta = \|\mu\|^2$", ylabel=r"$|\hat u^\top u|^2$",
-           title=rf"{R}, {weights} weights: $\beta_c$ = {bs:.2f} (exact), {bsi:.2f} (idealized)")
-    finish(axes[1], xlabel=r"$\beta = \|\mu\|^2$", ylabel=r"signal eigenvalue $\lambda$",
-           title=rf"$\delta = {dl:.2g}$, $\gamma = {gm:.2g}$, centered $S$")
+           title=rf"{R}, {weights} weights, $\delta = {dl:.2g}$, $\gamma = {gm:.2g}$, centered $S$" "\n"
+                 rf"$\beta_c$ = {bs:.2f} (exact), {bsi:.2f} (idealized)", legend=False)
+    finish(axes[1], xlabel=r"$\beta = \|\mu\|^2$", ylabel=r"signal eigenvalue $\lambda$", legend=False)
+    legend_below(fig, axes[0], ncols=2)
     return set_alt(fig, f"Across the transitions, {R} correlation, {weights} weights, δ = {fmt(dl, 2)}, γ = {fmt(gm, 2)}, "
                         f"centered S, β from 0 to {fmt(bmax, 2)}; critical β {bs:.2f} (exact) and {bsi:.2f} "
-                        f"(idealized). Left: squared cosine with μ, at β = {fmt(betas[-1], 2)} simulated "
+                        f"(idealized). Top: squared cosine with μ, at β = {fmt(betas[-1], 2)} simulated "
                         f"{ov.mean(0)[-1]:.2f} (d = {d}, {seeds} seeds), exact {ex.overlap[-1] * frac[-1]:.2f}, "
-                        f"idealized {idl.overlap[-1]:.2f}. Right: signal eigenvalue, at β = {fmt(betas[-1], 2)} "
+                        f"idealized {idl.overlap[-1]:.2f}. Bottom: signal eigenvalue, at β = {fmt(betas[-1], 2)} "
                         f"simulated {fmt(lam1.mean(0)[-1])}, exact {fmt(ex.sample_location[-1])}, idealized "
                         f"{fmt(idl.sample_location[-1])}.")
 

@@ -89,7 +89,7 @@ def weights_profiles(*, family: str = "prefix", T: int = 16, L: int = 4, rho: fl
     ws = weights_family(R, tau)
     T = R.shape[0]
     t = np.arange(1, T + 1)
-    fig, (ax1, ax2) = figure(2, 1, width=9.5, height=3.5, gridspec_kw={"width_ratios": [1.6, 1]})
+    fig, (ax1, ax2) = figure(2, 1, width=7.2, height=4.2, gridspec_kw={"width_ratios": [1.6, 1]})
     ratios = []
     for name in _NAMES:
         w = ws[name]
@@ -106,9 +106,11 @@ def weights_profiles(*, family: str = "prefix", T: int = 16, L: int = 4, rho: fl
     ax2.set_ylim(0, 1.3 * top)
     ax1.set_ylim(bottom=min(0.0, ax1.get_ylim()[0]))
     finish(ax1, xlabel="position $t$", ylabel=r"weight $w_t$ (sum 1)",
-           title=_family_label(family, T, L, rho, decay))
-    finish(ax2, ylabel=r"$\alpha/\kappa = w^\top R w / w^\top w$", title="Rayleigh quotient")
-    ax2.legend(fontsize="small", frameon=False, loc="upper left")
+           title=_family_label(family, T, L, rho, decay), legend=False)
+    finish(ax2, ylabel=r"$\alpha/\kappa = w^\top R w / w^\top w$", title="Rayleigh quotient", legend=False)
+    ax2.set_xticks(range(len(_NAMES)))
+    ax2.set_xticklabels([n.replace(" ", "\n") for n in _NAMES], fontsize="small")
+    legend_below(fig, ncols=len(_NAMES) + 1)
     desc = []
     for name in _NAMES:
         w = ws[name]
@@ -180,7 +182,7 @@ def weights_rayleigh(*, family: str = "prefix", T: int = 16, L: int = 4, rho: fl
     W = rng.dirichlet(np.ones(R.shape[0]), size=n_random)
     q = np.einsum("nt,ts,ns->n", W, R, W) / np.einsum("nt,nt->n", W, W)
     lam = np.linalg.eigvalsh(R)
-    fig, ax = figure(width=6.4, height=3.4)
+    fig, ax = figure(width=6.4, height=4.4)
     ax.hist(q, bins=50, color="#bbbbbb", density=True, label="random attention weights")
     for name, w in weights_family(R).items():
         ax.axvline(_alpha(w, R) / _kappa(w), color=WEIGHT_COLORS[name], lw=2, label=name)
@@ -189,7 +191,8 @@ def weights_rayleigh(*, family: str = "prefix", T: int = 16, L: int = 4, rho: fl
     pad = 0.06 * max(lam[-1] - lam[0], 1e-3)
     ax.set_xlim(lam[0] - pad, lam[-1] + pad)
     finish(ax, xlabel=r"$\alpha/\kappa = w^\top R w / w^\top w$", ylabel="density",
-           title=_family_label(family, R.shape[0], L, rho, decay))
+           title=_family_label(family, R.shape[0], L, rho, decay), legend=False)
+    legend_below(fig, ax, ncols=3)
     marks = ", ".join(f"{name} at {_alpha(w, R) / _kappa(w):.2f}" for name, w in weights_family(R).items())
     return set_alt(fig, f"Histogram of the Rayleigh quotient α/κ of {n_random} random attention weights "
                         f"({plain_text(_family_label(family, R.shape[0], L, rho, decay))}): middle half between "
