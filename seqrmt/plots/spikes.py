@@ -25,7 +25,7 @@ from ._style import (IDEAL_COLOR, MEAN_SPIKE_COLOR, SIM_COLOR, THEORY_COLOR, fig
                      finish, fmt, set_alt)
 
 __all__ = ["spikes_spectrum", "spikes_centering", "spikes_vs_beta",
-           "spikes_phase_diagram", "spikes_fixed_T", "spikes_fixed_T_limit"]
+           "spikes_phase_diagram", "spikes_fixed_T", "spikes_fixed_T_limit", "spikes_fixed_T_vs_T"]
 
 _WEIGHT_NAMES = ("mean", "causal", "optimal")
 _EDGE_COLOR = "#777777"
@@ -503,3 +503,85 @@ def spikes_fixed_T_limit(*, Ts=(1, 2, 4, 8, 16), delta: float = 0.5, gamma: floa
                      "fixed-T curve and the large-T curve, where the fixed-T one predicts a signal eigenvalue, is "
                    + ", ".join(f"{fmt(g, 2)} at T = {T}" for T, g in zip(Ts, gaps))
                    + ": the fixed-T curves approach the large-T one as T grows.")
+
+
+def spikes_fixed_T_vs_T(*, rows=None, Ts=(1, 2, 4, 8, 16, 32, 64), settings=None):
+    """The fixed-``T`` prediction against the large-``T`` one as ``T`` grows, with simulations.
+
+    Left, the signal eigenvalue relative to the large-``T`` location (:func:`seqrmt.predict`,
+    ``finite_table=True``), in percent; right, the difference of the squared cosines with
+    ``mu / ||mu||``.  One solid curve per correlation (``settings``: ``(label, R(T), weights(T),
+    delta, gamma, beta, T_min)``; default Markov ``rho = 0.8`` and the prefix model ``L = T/4``,
+    mean weights) for the fixed-``T`` prediction (:func:`seqrmt.finite_T_spike`); the zero line is
+    the large-``T`` formula.  Points: the stored simulations of
+    :func:`seqrmt.load_fixed_T_spike_correlated` (``rows``), each against the large-``T``
+    prediction of its own setting, with two standard errors (so settings with other weights or
+    ratios share the axes).
+    """
+    from ..attention import mean_weights
+    from ..model import markov_correlation
+    from ..spikes import finite_T_spike, load_fixed_T_spike_correlated
+    if rows is None:
+        rows = load_fixed_T_spike_correlated()[0]
+    rows = [r for r in rows if r["kind"] == "spike"]
+    Ts = sorted({_checks.integer("T", T) for T in Ts})
+    if not Ts:
+        raise ValueError("Ts must not be empty")
+    if settings is None:
+        settings = [(r"Markov $\rho=0.8$, $\delta=\gamma=0.5$, $\beta=1$", lambda T: markov_correlation(T, 0.8),
+                     mean_weights, 0.5, 0.5, 1.0, 1),
+                    (r"prefix $L=T/4$, $\delta=1$, $\gamma=0.5$, $\beta=2$", lambda T: prefix_correlation(T, T // 4),
+                     mean_weights, 1.0, 0.5, 2.0, 4)]
+    fig, (ax1, ax2) = figure(2, 1, width=7.3, height=3.9)
+    colors = [THEORY_COLOR, MEAN_SPIKE_COLOR, "#2ca02c", "#9467bd"]
+    alt = []
+    for k, (label, R_of, w_of, delta, gamma, beta, tmin) in enumerate(settings):
+        ts, loc, ov = [], [], []
+        for T in (T for T in Ts if T >= tmin):
+            R, w = R_of(T), w_of(T)
+            pf, pl = finite_T_spike(delta, gamma, w, R, beta), predict(delta, gamma, w, R, beta)
+            if pf.sample_outlier is None or pl.sample_outlier is None:
+                continue
+            ts.append(T)
+            loc.append(100.0 * (pf.sample_outlier / pl.sample_outlier - 1.0))
+            ov.append(pf.overlap - pl.overlap)
+        col = colors[k % len(colors)]
+        ax1.plot(ts, loc, "-", marker="s", ms=4, color=col, lw=1.6, label=f"fixed $T$: {label}")
+        ax2.plot(ts, ov, "-", marker="s", ms=4, color=col, lw=1.6, label=f"fixed $T$: {label}")
+        if ts:
+            alt.append(f"{label}: from {fmt(loc[0], 2)} % and {fmt(ov[0], 2)} at T = {ts[0]} to {fmt(loc[-1], 2)} % "
+                       f"and {fmt(ov[-1], 2)} at T = {ts[-1]}.")
+    sim_t, sim_l, sim_le, sim_o, sim_oe = [], [], [], [], []
+    for r in rows:
+        T = int(r["T"])
+        R = markov_correlation(T, r["R_par"]) if r["R"] == "markov" else prefix_correlation(T, int(r["R_par"]))
+        w = named_weights(r["weights"], R)
+        pl = predict(r["delta"], r["gamma"], w, R, r["beta"])
+        sim_t.append(T)
+        sim_l.append(100.0 * (r["lambda_sim"] / pl.sample_outlier - 1.0))
+        sim_le.append(200.0 * r["lambda_sem"] / pl.sample_outlier)
+        sim_o.append(r["overlap_sim"] - pl.overlap)
+        sim_oe.append(2.0 * r["overlap_sem"])
+    if rows:
+        lab = f"simulation (stored, $d={int(rows[0]['d'])}$, {int(rows[0]['n'])} tables, 2 s.e.)"
+        ax1.errorbar(sim_t, sim_l, sim_le, fmt="o", color=SIM_COLOR, mec="k", mew=0.6, capsize=3, label=lab, zorder=5)
+        ax2.errorbar(sim_t, sim_o, sim_oe, fmt="o", color=SIM_COLOR, mec="k", mew=0.6, capsize=3, label=lab, zorder=5)
+    for ax in (ax1, ax2):
+        ax.axhline(0.0, color="k", ls="--", lw=1.2, label="large-$T$ formula")
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(Ts, [str(T) for T in Ts])
+        ax.minorticks_off()
+    finish(ax1, xlabel="sequence length $T$", ylabel=r"signal eigenvalue vs large $T$ (%)", legend=False)
+    finish(ax2, xlabel="sequence length $T$", ylabel=r"$|\hat u^\top u|^2$ minus large $T$", legend=False)
+    handles = {}
+    for h, lab in zip(*ax1.get_legend_handles_labels()):
+        handles.setdefault(lab, h)
+    fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncols=2, fontsize="small",
+               frameon=False)
+    return set_alt(fig, "Two panels against the sequence length T (log scale): left, the fixed-T signal eigenvalue "
+                        "relative to the large-T formula in percent; right, the fixed-T squared cosine with μ minus "
+                        "the large-T one; the dashed zero line is the large-T formula and the points are stored "
+                        "simulations with two standard errors. " + " ".join(alt)
+                   + (f" The simulated points lie between {fmt(min(sim_l), 2)} % and {fmt(max(sim_l), 2)} % in "
+                      f"location and between {fmt(min(sim_o), 2)} and {fmt(max(sim_o), 2)} in alignment."
+                      if rows else ""))
