@@ -14,7 +14,9 @@ included, and it is pickled with the page for incremental builds):
   and the explanations of the self-checks (hidden until the reader answers);
 * the **display equations** (``math_block`` nodes);
 * the **figures and explorers**: images (markdown or ``{glue:figure}``) and the code cell
-  outputs that carry an image or a widget view, each output counted once.
+  outputs that carry an image or a widget view, each output counted once;
+
+equations and figures of solutions and self-check explanations are left out too.
 
 The time is ``words / words_per_minute + equations * seconds_per_equation / 60 +
 figures * seconds_per_figure / 60``, rounded to the nearest 5 minutes (at least 5), at the
@@ -124,9 +126,21 @@ def count_words(text: str) -> int:
     return sum(1 for token in text.split() if _WORD.search(token))
 
 
+def _read(doctree: nodes.Node) -> Iterator[nodes.Element]:
+    """The elements a reader reads in order: all but solutions and self-check explanations."""
+    stack = [doctree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, nodes.Element):
+            if node is not doctree and (_is_solution(node) or _is_selfcheck_feedback(node)):
+                continue
+            yield node
+            stack.extend(reversed(node.children))
+
+
 def _figures(doctree: nodes.Node) -> int:
     found = 0
-    for node in doctree.findall(nodes.Element):
+    for node in _read(doctree):
         if node.get("nb_element") == "mime_bundle":
             if any(c.get("mime_type") in FIGURE_MIME for c in node.children):
                 found += 1
@@ -146,7 +160,7 @@ def _ancestors(node: nodes.Node) -> Iterator[nodes.Node]:
 def count(doctree: nodes.Node) -> Counts:
     """Words of prose, display equations and figures of a page (see the module docstring)."""
     words = count_words("".join(_prose(doctree)))
-    equations = sum(1 for _ in doctree.findall(nodes.math_block))
+    equations = sum(1 for node in _read(doctree) if isinstance(node, nodes.math_block))
     return Counts(words=words, equations=equations, figures=_figures(doctree))
 
 
@@ -156,10 +170,9 @@ def sentence(counts: Counts, wpm: float, spe: float, spf: float) -> nodes.paragr
     para = nodes.paragraph(classes=[CLASS])
     para += nodes.strong("", "Reading time:")
     para += nodes.Text(
-        f" about {total} minutes at the pace of mathematical prose: {counts.words:,} words at "
-        f"{wpm:g} words a minute, {spe:g} seconds for each of the {counts.equations} display "
-        f"equations and {spf:g} seconds for each of the {counts.figures} figures and explorers "
-        "(code, solutions and the explanations of the self-checks are not counted).")
+        f" about {total} minutes: {counts.words:,} words at {wpm:g} words a minute (the pace of "
+        f"mathematical prose), {spe:g} s for each of {counts.equations} display equations, {spf:g} s "
+        f"for each of {counts.figures} figures; code, solutions and self-check explanations not counted.")
     return para
 
 
