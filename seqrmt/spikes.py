@@ -779,7 +779,9 @@ class _Measures:
 class FixedTPrediction(Prediction):
     """A :class:`Prediction` of :func:`finite_T_spike`, with what says how far to trust it.
 
-    Attributes (beyond those of :class:`Prediction`)
+    It has every attribute of :class:`Prediction`, and these.
+
+    Attributes
     ----------
     width : float
         ``|Im H / Re H|`` at the root (``0`` without one): how much the signal mixes with the bulk.

@@ -5,6 +5,7 @@ from matplotlib.figure import Figure
 
 import seqrmt as sr
 import seqrmt.plots as srp
+from figure_parts import has_legend
 
 
 def _labelled(ax):
@@ -62,14 +63,14 @@ def test_convergence_figure():
     fig = srp.attention_convergence(data=data)
     ax = fig.axes[0]
     assert _labelled(ax) and ax.get_xscale() == "log" and ax.get_yscale() == "log"
-    assert len(ax.lines) >= 2 and ax.get_legend() is not None
+    assert len(ax.lines) >= 2 and has_legend(ax)
 
 
 def test_spectrum_figure():
     data = srp.attention_spectrum_data(100, T=8, L=2, seed=0)
     fig = srp.attention_spectrum(d=100, T=8, L=2, data=data)
     ax = fig.axes[0]
-    assert _labelled(ax) and ax.get_legend() is not None
+    assert _labelled(ax) and has_legend(ax)
     # the predictions are those of the limit weights w(tau = 1)
     R, w = sr.prefix_correlation(8, 2), sr.causal_weights(8, 1.0)
     np.testing.assert_allclose(data["w"], w)
@@ -111,7 +112,7 @@ def test_tau_profiles(kw):
 def test_snr_tau(kw):
     fig = srp.attention_snr_tau(**kw)
     ax = fig.axes[0]
-    assert _labelled(ax) and ax.get_legend() is not None
+    assert _labelled(ax) and has_legend(ax)
     y = ax.lines[0].get_ydata()                # prefix curve ends at the mean-pooling level
     T, L = kw.get("T", 16), kw.get("L", 4)
     assert np.isclose(y[-1], (L * L + T - L) / T, rtol=0.02)

@@ -5,6 +5,7 @@ from matplotlib.figure import Figure
 
 import seqrmt as sr
 import seqrmt.plots as srp
+from figure_parts import has_legend, legend_texts
 
 
 def _labelled(ax):
@@ -16,7 +17,7 @@ def test_mp_figure(ratio):
     fig = srp.bulk_mp_figure(ratio=ratio, d=80)
     ax = fig.axes[0]
     assert isinstance(fig, Figure) and _labelled(ax)
-    assert len(ax.patches) >= 1 and ax.get_legend() is not None
+    assert len(ax.patches) >= 1 and has_legend(ax)
     texts = [t.get_text() for t in ax.texts]
     assert any("atom" in t for t in texts) == (ratio > 1)
     # plotted data: the closed-form MP density, and the white-noise spectrum of the seed
@@ -40,7 +41,7 @@ def test_mp_figure(ratio):
 def test_density_figure(delta, gamma):
     fig = srp.bulk_density_figure(delta=delta, gamma=gamma)
     ax = fig.axes[0]
-    assert _labelled(ax) and ax.get_legend() is not None
+    assert _labelled(ax) and has_legend(ax)
     left, right = sr.bulk_edges(delta, gamma)
     assert f"{right:.3f}" in ax.get_title()
     atom = sr.bulk_atom(delta, gamma)
@@ -60,7 +61,7 @@ def test_density_figure_fixed_limits_and_kappa():
 
 def test_theory_figures():
     fig = srp.bulk_inverse_map_figure(delta=0.5, gamma=0.25)
-    assert _labelled(fig.axes[0]) and fig.axes[0].get_legend() is not None
+    assert _labelled(fig.axes[0]) and has_legend(fig.axes[0])
     fig = srp.bulk_limits_figure(gamma=0.5, deltas=(0.5, 0.1))
     assert _labelled(fig.axes[0]) and len(fig.axes[0].lines) == 3
 
@@ -88,9 +89,9 @@ def test_fixed_T_figures():
     assert lam.size == 240
     fig = srp.bulk_fixed_T_figure(T=1, d=120, eigenvalues=lam)
     ax, ax1 = fig.axes
-    assert _labelled(ax) and _labelled(ax1) and ax.get_legend() is not None
+    assert _labelled(ax) and _labelled(ax1) and has_legend(ax)
     assert any("atom" in t.get_text() for t in ax.texts)
-    labels = [t.get_text() for t in ax1.get_legend().get_texts()]
+    labels = legend_texts(ax1)
     dist = {lab.split(":")[0]: float(lab.rsplit(" ", 1)[1]) for lab in labels}
     assert dist["fixed-T law"] < dist["Theorem 1"]      # at T = 1 Theorem 1 misses the atom by 0.25
     fig = srp.bulk_fixed_T_convergence_figure(Ts=(1, 4))

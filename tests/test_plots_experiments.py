@@ -5,6 +5,7 @@ from matplotlib.figure import Figure
 
 import seqrmt as sr
 import seqrmt.plots as srp
+from figure_parts import has_legend
 
 
 def test_weights_by_name():
@@ -55,7 +56,7 @@ def test_spectra(kw):
             else:
                 assert len(lines) == 1 and lines[0].get_xdata()[0] == pytest.approx(pred.sample_outlier, rel=1e-12)
         assert _line(ax, r"top $\lambda$").get_xdata()[0] == pytest.approx(sim.eigenvalues[0])
-    assert fig.axes[0].get_legend() is not None
+    assert has_legend(fig.axes[0])
 
 
 def test_alignment_data_and_figure():
@@ -84,7 +85,7 @@ def test_alignment_data_and_figure():
         dots = [ln for ln in ax.lines if ln.get_marker() == "o"]
         assert len(dots) == 1
         np.testing.assert_array_equal(dots[0].get_ydata(), data[name]["mean"])
-    assert fig.axes[0].get_legend() is not None
+    assert has_legend(fig.axes[0])
 
 
 def test_alignment_figure_direct():
@@ -101,7 +102,7 @@ def test_classification():
                                   n_test=200, seeds=2)
     fig = srp.experiments_classification(data=data)
     ax = fig.axes[0]
-    assert ax.get_xlabel() and ax.get_ylabel() and ax.get_legend() is not None
+    assert ax.get_xlabel() and ax.get_ylabel() and has_legend(ax)
     assert len(ax.containers) == 3            # one errorbar per weighting
     for name, cont in zip(data["names"], ax.containers):
         np.testing.assert_allclose(data[name]["mean"], ref[name]["mean"], rtol=1e-12)

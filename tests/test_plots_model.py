@@ -8,6 +8,7 @@ from matplotlib.image import AxesImage
 
 import seqrmt as sr
 import seqrmt.plots as srp
+from figure_parts import has_legend
 
 
 def _labelled(ax):
@@ -22,7 +23,7 @@ def test_table_figure(kw):
     scat = [c for c in fig.axes[0].collections if isinstance(c, PathCollection)]
     assert len(scat) == 2                                       # one cloud per class
     assert sum(len(c.get_offsets()) for c in scat) == kw.get("V", 400)
-    assert fig.axes[0].get_legend() is not None
+    assert has_legend(fig.axes[0])
 
 
 @pytest.mark.parametrize("kw", [{"L": 4, "rho": 0.8, "N": 500}, {"L": 1, "rho": -0.5, "T": 6, "N": 200, "n_show": 10}])
@@ -34,7 +35,7 @@ def test_signs_figure(kw):
         assert isinstance(img.images[0], AxesImage)
         assert img.images[0].get_array().shape == (kw.get("n_show", 40), kw.get("T", 24))
         assert any(isinstance(c, ErrorbarContainer) for c in row.containers)
-        assert _labelled(img) and _labelled(row) and row.get_legend() is not None
+        assert _labelled(img) and _labelled(row) and has_legend(row)
     # the data: signs drawn by sample_signs from the figure's seed, target rows of R
     T, N, n_show = kw.get("T", 24), kw["N"], kw.get("n_show", 40)
     rng = np.random.default_rng(0)

@@ -6,15 +6,11 @@ from matplotlib.figure import Figure
 import seqrmt as sr
 import seqrmt.plots as srp
 import seqrmt.validation as sv
+from figure_parts import legend_texts
 
 
 def _labels(ax):
     return ax.get_xlabel() and ax.get_ylabel()
-
-
-def _legend_texts(ax):
-    leg = ax.get_legend()
-    return [t.get_text() for t in leg.get_texts()] if leg else []
 
 
 def test_named_weights():
@@ -143,7 +139,7 @@ def test_spikes_vs_beta_theory_and_sim():
     crit = sorted(sr.critical_beta(0.5, 0.25, w, R, finite_table=ft) for ft in (True, False))
     np.testing.assert_allclose(xs, [c for c in crit if 0 < c < 3.0], rtol=1e-12)
     fig = srp.spikes_vs_beta(sim_betas=(1.0,), seeds=(0, 1), d=100, weights="mean")
-    assert any("simulation" in t for t in _legend_texts(fig.axes[0]))
+    assert any("simulation" in t for t in legend_texts(fig.axes[0]))
     # the error bar is the mean of the simulated top eigenvalue over the two seeds
     V, N = sr.sizes(100, 0.5, 0.25)
     tops = [sr.simulate(100, V, N, sr.mean_weights(16), R, 1.0, seed=s, n_vectors=1).eigenvalues[0]
@@ -161,7 +157,7 @@ def test_spikes_phase_diagram(kw):
     fig = srp.spikes_phase_diagram(**kw)
     ax = fig.axes[0]
     assert _labels(ax)
-    texts = _legend_texts(ax)
+    texts = legend_texts(ax)
     assert {"no outlier", "population outlier only", "sample outlier"} <= set(texts)
     assert any("idealized" in t for t in texts) == kw.get("ideal", True)
     # each colored cell is the regime predict() gives at that (beta, gamma) or (beta, delta)

@@ -126,7 +126,7 @@ def test_scaling_plots_rmse_and_slopes(fs_rows, q):
     scal = [r for r in fs_rows if r["study"] == "scaling" and r["quantity"] == q]
     rates = sv.scaling_rates(scal, "rmse")
     for ln in axes[0].lines:
-        name = ln.get_label().split(" (slope")[0]
+        name = ln.get_label().split("(slope")[0].strip()
         s = sorted((r for r in scal if r["setting"] == name), key=lambda r: r["d"])
         scale = np.array([abs(r["predicted"]) if q.startswith("lambda") and r["predicted"] else 1.0 for r in s])
         np.testing.assert_allclose(ln.get_ydata(), np.array([r["rmse"] for r in s]) / scale)

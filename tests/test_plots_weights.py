@@ -5,6 +5,7 @@ from matplotlib.figure import Figure
 
 import seqrmt as sr
 import seqrmt.plots as srp
+from figure_parts import legend_texts
 
 
 @pytest.mark.parametrize("family", ["prefix", "markov", "factor"])
@@ -62,10 +63,10 @@ def test_weights_alignment():
     fig = srp.weights_alignment(seeds=())
     ax = fig.axes[0]
     assert ax.get_xlabel() and ax.get_ylabel()
-    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    texts = legend_texts(ax)
     assert [t.split()[0] for t in texts] == ["mean", "causal", "optimal"]
     fig = srp.weights_alignment(sim_betas=(1.0,), seeds=(0, 1), d=80, family="markov")
-    assert any("simulation" in t.get_text() for t in fig.axes[0].get_legend().get_texts())
+    assert any("simulation" in t for t in legend_texts(fig.axes[0]))
     with pytest.raises(ValueError, match="delta"):
         srp.weights_alignment(delta=0.0, seeds=())
 

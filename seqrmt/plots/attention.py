@@ -301,10 +301,11 @@ def attention_spectrum(*, d: int = 400, delta: float = 0.5, gamma: float = 0.5,
             label=fr"top eigenvalue {lam[0]:.3f}")
     ax.set_xlim(0, hi)
     counts, _ = np.histogram(lam, bins=bins, density=True)
-    ax.set_ylim(0, 1.25 * np.max(counts[3:]))      # the hard edge at 0 would flatten the rest
-    finish(ax, xlabel=r"$\lambda$", ylabel="density",
+    ax.set_ylim(0, 1.08 * np.max(counts))          # every bar whole
+    finish(ax, xlabel=r"$\lambda$", ylabel="density", legend=False,
            title=fr"Real causal attention ($\tau = {tau:g}$), $\delta = {data['delta']:.2g}$, "
                  fr"$\gamma = {data['gamma']:.2g}$, $\beta = {beta:g}$")
+    legend_below(fig, ax, ncols=2, fontsize="x-small")
     pred = (f"predicted outlier {fmt(p.sample_outlier)} (idealized "
             f"{fmt(pi.sample_outlier) if pi.sample_outlier is not None else 'none'})"
             if p.sample_outlier is not None else "no predicted outlier")

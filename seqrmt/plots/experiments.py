@@ -98,21 +98,18 @@ def experiments_spectra(*, d: int = 400, delta: float = 0.5, gamma: float = 0.5,
         if pi.sample_outlier is not None:
             ax.axvline(pi.sample_outlier, color=IDEAL_COLOR, ls="--", lw=1.4,
                        label="outlier, idealized")
-        else:
-            ax.text(0.45, 0.45, "idealized:\nno outlier", transform=ax.transAxes, ha="left",
-                    fontsize="x-small", color=IDEAL_COLOR)
-        if p.sample_outlier is None:
-            ax.text(0.45, 0.3, "exact:\nno outlier", transform=ax.transAxes, ha="left",
-                    fontsize="x-small", color=THEORY_COLOR)
+        missing = [who for who, q in (("exact", p), ("idealized", pi)) if q.sample_outlier is None]
+        if missing:                             # one note, clear of the bars
+            ax.text(0.97, 0.93, " and ".join(missing) + " theory:\nno outlier", transform=ax.transAxes,
+                    ha="right", va="top", fontsize="x-small", color=THEORY_COLOR)
         ax.plot([lam[0]], [0], marker="v", ms=9, color="k", clip_on=False, zorder=5,
                 label=r"top $\lambda$")
         counts, _ = np.histogram(lam, bins=edges, density=True)
         ax.set_xlim(0, hi)
-        ax.set_ylim(0, 1.3 * np.max(counts[2:]))
+        ax.set_ylim(0, 1.08 * np.max(counts))      # every bar whole
         title = (fr"{name}: $\alpha/\kappa = {p.alpha / p.kappa:.2f}$" "\n"
                  fr"$|u_S^\top u|^2$ sim {sim.overlaps[0]:.2f}, theory {p.overlap:.2f}")
-        finish(ax, xlabel=r"$\lambda$", ylabel="density", title=title,
-               legend=(i == 0))
+        finish(ax, xlabel=r"$\lambda$", ylabel="density", title=title, legend=False)
         alt.append(f"{name} weights (α/κ = {p.alpha / p.kappa:.2f}): bulk up to {fmt(p.bulk_edge)}, top "
                    f"eigenvalue {fmt(lam[0])}, "
                    + (f"predicted outlier {fmt(p.sample_outlier)} exact" if p.sample_outlier is not None
@@ -120,6 +117,7 @@ def experiments_spectra(*, d: int = 400, delta: float = 0.5, gamma: float = 0.5,
                    + (f" and {fmt(pi.sample_outlier)} idealized" if pi.sample_outlier is not None
                       else ", none by the idealized one")
                    + f", alignment {sim.overlaps[0]:.2f} simulated vs {p.overlap:.2f} predicted")
+    legend_below(fig, axes[0], ncols=3, fontsize="x-small")
     fig.suptitle(fr"Spectrum of centered $S$: $d = {d}$, $\delta = {dv:.2g}$, "
                  fr"$\gamma = {gv:.2g}$, $\beta = {beta:g}$, prefix $T = {T}$, $L = {L}$",
                  fontsize="medium")
@@ -222,9 +220,8 @@ def experiments_alignment(*, d: int = 300, delta: float = 0.5, gamma: float = 0.
                 ha="right", va="bottom", fontsize="x-small")
         ax.set_ylim(-0.02, 1.0)
         finish(ax, xlabel=r"$\beta = \|\mu\|^2$", ylabel=r"$|u_S^\top u|^2$",
-               title=fr"{name} ($\alpha/\kappa = {r['alpha_over_kappa']:.2f}$)", legend=(i == 0))
-        if i == 0:
-            ax.legend(fontsize="x-small", frameon=False, loc="upper left")
+               title=fr"{name} ($\alpha/\kappa = {r['alpha_over_kappa']:.2f}$)", legend=False)
+    legend_below(fig, axes[0], ncols=3, fontsize="x-small")
     fig.suptitle(fr"Alignment with the signal: $d = {data['d']}$, $\delta = {data['delta']:.2g}$, "
                  fr"$\gamma = {data['gamma']:.2g}$", fontsize="medium")
     return set_alt(fig, f"Squared alignment of the top eigenvector of the centered S with the signal against β "
@@ -282,8 +279,8 @@ def experiments_classification(*, d: int = 300, delta: float = 0.5,
     ax.axhline(0.5, color="0.5", lw=0.8, ls=":")
     finish(ax, xlabel=r"training sequences $N$", ylabel="test accuracy",
            title=fr"Ridge classification of the prefix sign: $d = {data['d']}$, "
-                 fr"$V = {data['V']}$, $\beta = {data['beta']:g}$")
-    ax.legend(fontsize="small", frameon=False, loc="lower right")
+                 fr"$V = {data['V']}$, $\beta = {data['beta']:g}$", legend=False)
+    legend_below(fig, ax, ncols=3, fontsize="small")
     return set_alt(fig, f"Test accuracy of ridge classification of the prefix sign against the number of training "
                         f"sequences N (log scale, N = " + ", ".join(str(n) for n in data["N"])
                         + f"; d = {data['d']}, V = {data['V']}, β = {fmt(data['beta'])}), one curve per weighting, "

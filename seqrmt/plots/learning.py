@@ -75,17 +75,19 @@ def learning_profiles(R, extra: Mapping[str, Sequence[float]] | None = None, *, 
                  lw=2 if learned else 1.2, label=name, zorder=3 if learned else 2)
         ratios.append(_ratio(w, R))
     top = float(np.linalg.eigvalsh(R)[-1])
-    bars = ax2.bar(range(len(names)), ratios, color=[_color(n, i) for i, n in enumerate(names)])
+    # one horizontal bar per weighting, its name beside it (long names never collide)
+    pos = np.arange(len(names))[::-1]
+    bars = ax2.barh(pos, ratios, color=[_color(n, i) for i, n in enumerate(names)], height=0.7)
     for bar, r in zip(bars, ratios):
-        ax2.text(bar.get_x() + bar.get_width() / 2, r, f"{r:.2f}", ha="center", va="bottom", fontsize="small")
-    ax2.set_xticks(range(len(names)), [n.replace(" (", "\n(").replace(", ", ",\n") for n in names],
-                   fontsize="x-small", rotation=30, ha="right", rotation_mode="anchor")
-    ax2.axhline(top, color=THEORY_COLOR, ls="--", lw=1, label=r"$\lambda_{\max}(R)$")
-    ax2.set_ylim(0, 1.3 * top)
+        ax2.text(r, bar.get_y() + bar.get_height() / 2, f" {r:.2f}", ha="left", va="center", fontsize="small")
+    ax2.set_yticks(pos, names, fontsize="small")
+    ax2.axvline(top, color=THEORY_COLOR, ls="--", lw=1, label=r"$\lambda_{\max}(R)$, the largest possible")
+    ax2.set_xlim(0, 1.25 * top)
     ax1.set_ylim(bottom=0)
-    finish(ax1, xlabel="position $t$", ylabel="weight $w_t$", title=title)
-    finish(ax2, ylabel=r"$\alpha/\kappa$", title="Rayleigh quotient of each weighting")
-    ax2.legend(fontsize="small", frameon=False, loc="upper right")
+    finish(ax1, xlabel="position $t$", ylabel="weight $w_t$", title=title, legend=False)
+    legend_right(ax1, fontsize="small")
+    finish(ax2, xlabel=r"$\alpha/\kappa$", title="Rayleigh quotient of each weighting", legend=False)
+    legend_below(fig, ax2, ncols=1, fontsize="small")
     parts = "; ".join(f"{n} {fmt(r, 3)}" for n, r in zip(names, ratios))
     def shape(w):
         if np.ptp(w) < 1e-9 * max(1.0, float(np.abs(w).max())):
@@ -117,7 +119,7 @@ def learning_training(result: LearnedAttention, *, step: int | None = None, ylim
     ax1.bar(np.arange(1, T + 1), h["weights"][k], color=_LEARNED_COLORS["learned"])
     ax1.axhline(1 / T, color=WEIGHT_COLORS["mean"], ls=":", lw=1, label="mean pooling $1/T$")
     ax1.set_ylim(0, ylim if ylim is not None else max(0.3, 1.1 * h["weights"][k].max()))
-    finish(ax1, xlabel="position $t$", ylabel="learned weight $w_t$",
+    finish(ax1, xlabel="position $t$", ylabel="learned weight $w_t$", legend=False,
            title=f"$N={result.params['N']}$, step {int(steps[k])}: "
                  + rf"$\alpha/\kappa={ratios[k]:.2f}$, train accuracy {h['accuracy'][k]:.2f}")
     ax2.plot(steps, ratios, color=_LEARNED_COLORS["learned"], lw=1.5, label="learned weights")
@@ -126,7 +128,9 @@ def learning_training(result: LearnedAttention, *, step: int | None = None, ylim
     ax2.axhline(float(np.linalg.eigvalsh(R)[-1]), color=THEORY_COLOR, ls="--", lw=1,
                 label=r"$\lambda_{\max}(R)$")
     ax2.set_ylim(0, 1.15 * float(np.linalg.eigvalsh(R)[-1]))
-    finish(ax2, xlabel="training step", ylabel=r"$\alpha/\kappa$ of the weights", title="along the training")
+    finish(ax2, xlabel="training step", ylabel=r"$\alpha/\kappa$ of the weights", title="along the training",
+           legend=False)
+    legend_below(fig, ncols=2, fontsize="small")
     w = h["weights"][k]
     return set_alt(fig, f"Positional attention trained on N = {result.params['N']} labelled sequences. "
                         f"Top: the learned weights at step {int(steps[k])}, largest {fmt(w.max(), 2)} at position "
@@ -160,8 +164,8 @@ def learning_curve(Ns: Sequence[int], ratios, R, *, title: str = ""):
     ax.set_xscale("log")
     ax.set_ylim(0, 1.2 * float(np.linalg.eigvalsh(R)[-1]))
     finish(ax, xlabel="labelled sequences $N$", ylabel=r"$\alpha/\kappa$ of the learned weights",
-           title=title)
-    ax.legend(fontsize="small", frameon=False, loc="lower right")
+           title=title, legend=False)
+    legend_below(fig, ax, ncols=2, fontsize="small")
     m = ratios.mean(axis=0)
     pts = ", ".join(f"N = {int(n)}: {fmt(v, 3)}" for n, v in zip(Ns, m))
     return set_alt(fig, f"alpha/kappa of the learned weights against the number N of labelled sequences "

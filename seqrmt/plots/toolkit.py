@@ -175,7 +175,8 @@ def toolkit_bbp_explorer_figure(theta: float = 1.0, gamma: float = 0.5, *, d: in
                label="predicted outlier" if above else "no outlier: top eigenvalue at the edge")
     ax.plot([lam[0]], [0.04], "v", color=SIM_COLOR, mec="k", mew=0.5, ms=9, label="simulated top eigenvalue")
     ax.set_xlim(0, xmax)
-    ax.set_ylim(0, 1.2)
+    counts, _ = np.histogram(lam, bins=np.linspace(0, xmax, 60), density=True)
+    ax.set_ylim(0, max(1.2, 1.05 * counts.max()))   # the frames share 1.2 unless a bar is taller (gamma near 1)
     finish(ax, xlabel=r"$\lambda$", ylabel="density",
            title=(rf"$\theta$={theta:g}, $\gamma$={gamma:g} ($\theta_c$={bbp_threshold(gamma):.2f})" "\n"
                   f"overlap theory {pov:.2f}, simulated {ov:.2f}"), legend=False)
