@@ -618,3 +618,41 @@ def clipped_math_problems(page) -> tuple[int, list[str]]:
     (formulas checked, problems)."""
     found = page.evaluate(JS_CLIPPED_MATH)
     return found["checked"], [f"cut off: {b}" for b in found["bad"]]
+
+
+# ------------------------------------------------------------------ explorer controls
+JS_SLIDER_OVERLAPS = r"""
+() => {
+  const box = e => e.getBoundingClientRect();
+  const overlap = (a, b) => Math.max(0, Math.min(a.right, b.right) - Math.max(a.left, b.left))
+                          * Math.max(0, Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top));
+  const sliders = Array.from(document.querySelectorAll('.widget-slider, .jupyter-widget-slider'))
+    .filter(s => s.getClientRects().length);
+  const bad = [];
+  const parts = [];
+  sliders.forEach((s, i) => {
+    const name = (s.querySelector('.widget-label') || {}).textContent || `slider ${i + 1}`;
+    const own = [['name', s.querySelector('.widget-label')],
+                 ['track', s.querySelector('.slider-container, .noUi-target')],
+                 ['value', s.querySelector('.widget-readout')]]
+      .filter(([, e]) => e && e.getClientRects().length && box(e).width > 0 && (e.textContent.trim() || e.matches('.slider-container, .noUi-target')));
+    for (let a = 0; a < own.length; a++)
+      for (let b = a + 1; b < own.length; b++)
+        if (overlap(box(own[a][1]), box(own[b][1])) > 4)
+          bad.push(`"${name.trim()}": its ${own[a][0]} overlaps its ${own[b][0]}`);
+    own.forEach(([what, e]) => parts.push([name.trim(), what, box(e)]));
+  });
+  for (let a = 0; a < parts.length; a++)
+    for (let b = a + 1; b < parts.length; b++)
+      if (parts[a][0] !== parts[b][0] && overlap(parts[a][2], parts[b][2]) > 4)
+        bad.push(`the ${parts[a][1]} of "${parts[a][0]}" overlaps the ${parts[b][1]} of "${parts[b][0]}"`);
+  return {checked: sliders.length, bad};
+}
+"""
+
+
+def slider_overlap_problems(page) -> tuple[int, list[str]]:
+    """Explorer sliders whose name, track or value overlap each other or another slider's
+    (the rendered widgets, as shown): (sliders checked, problems)."""
+    found = page.evaluate(JS_SLIDER_OVERLAPS)
+    return found["checked"], list(found["bad"])

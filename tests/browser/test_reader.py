@@ -244,12 +244,45 @@ def test_math_is_not_cut_off_at_phone_width(chapter):
 #: The theme's own rule for inline formulas (max-width 100%, overflow hidden: a long one
 #: is cut at the column's edge), and display equations that do not scroll in a box that clips.
 CLIPPING = """main span.math { overflow: hidden !important; }
-main .admonition { overflow: hidden !important; }
-main .admonition div.math, main .admonition div.amsmath { overflow: visible !important; max-width: none !important; }"""
+main .admonition, main div.proof { overflow: hidden !important; }
+main .admonition div.math, main .admonition div.amsmath,
+main div.proof div.math, main div.proof div.amsmath { overflow: visible !important; max-width: none !important; }"""
 
 
 def test_clipping_check_catches_cut_off_math(chapter):
     with _changed(chapter, width=390, style=CLIPPING) as page:
         checked, problems = site_checks.clipped_math_problems(page)
     assert any("inline formula" in p and "span.math" in p for p in problems), problems
-    assert any("display formula" in p and ".admonition" in p for p in problems), problems
+    assert any("display formula" in p and (".admonition" in p or "div.proof" in p) for p in problems), problems
+
+
+# ------------------------------------------------------------------ explorer sliders at phone width
+#: The page whose explorer has two sliders with long names (the first explorer a reader meets).
+EXPLORER_PAGE = "book/intro"
+
+
+@pytest.fixture(scope="module")
+def explorer_page(browser, site_url):
+    """:data:`EXPLORER_PAGE` at 390 px with its widgets rendered (loaded once per test process)."""
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, service_workers="block")
+    page = ctx.new_page()
+    _open(page, f"{site_url}/{EXPLORER_PAGE}.html")
+    site_checks.wait_settled(page)
+    yield page
+    ctx.close()
+
+
+def test_explorer_sliders_do_not_overlap_at_phone_width(explorer_page):
+    checked, problems = site_checks.slider_overlap_problems(explorer_page)
+    assert checked >= 2, f"only {checked} sliders rendered on {EXPLORER_PAGE}"
+    assert not problems, "\n".join(problems)
+
+
+#: The widgets' own fixed one-line height, which made a wrapped name overlap the next slider.
+ONE_LINE_SLIDERS = ":root .widget-slider, :root .jupyter-widget-slider { height: 32px !important; }"
+
+
+def test_slider_check_catches_overlapping_sliders(explorer_page):
+    with _changed(explorer_page, style=ONE_LINE_SLIDERS) as page:
+        checked, problems = site_checks.slider_overlap_problems(page)
+    assert checked >= 2 and problems, problems
