@@ -52,8 +52,19 @@ class _BookHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002
         pass
 
+    def host_allowed(self) -> bool:
+        """Whether the request names this server by its loopback address: ``Host`` is
+        ``127.0.0.1:PORT`` or ``localhost:PORT`` (a page of another site that rebinds its own name
+        to 127.0.0.1 sends its own name, and gets no token)."""
+        port = self.server.server_address[1]
+        host = (self.headers.get("Host") or "").strip().lower()
+        return host in (f"127.0.0.1:{port}", f"localhost:{port}")
+
     def do_GET(self) -> None:  # noqa: N802
         if self.path.split("?", 1)[0] == CONFIG_PATH:
+            if not self.host_allowed():
+                self.send_error(403, "the kernel settings are served to 127.0.0.1 and localhost only")
+                return
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Cache-Control", "no-store")

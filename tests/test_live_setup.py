@@ -93,3 +93,42 @@ def test_live_command_line_checks_its_arguments(tmp_path, capsys):
     assert "must differ" in capsys.readouterr().err
     args = live.parse_args(["--book", str(tmp_path), "--port", "0", "--no-browser"])
     assert args.book == tmp_path.resolve() and args.port == 0 and args.no_browser
+
+
+def test_live_token_is_served_to_the_loopback_host_only(tmp_path):
+    """The kernel settings (with the token) answer a request for ``127.0.0.1:PORT`` or
+    ``localhost:PORT`` only: a DNS-rebinding page sends its own name as ``Host`` and gets 403."""
+    import functools
+    import http.client
+    import http.server
+    import threading
+
+    (tmp_path / "index.html").write_text("<html></html>")
+    handler = functools.partial(live._BookHandler, directory=str(tmp_path))
+    server = http.server.ThreadingHTTPServer((live.HOST, 0), handler)
+    live._BookHandler.live_config = b'{"token": "secret"}'
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    port = server.server_address[1]
+
+    def get(path: str, host: str) -> tuple[int, bytes]:
+        conn = http.client.HTTPConnection(live.HOST, port, timeout=30)
+        conn.putrequest("GET", path, skip_host=True)
+        conn.putheader("Host", host)
+        conn.endheaders()
+        resp = conn.getresponse()
+        body = resp.read()
+        conn.close()
+        return resp.status, body
+
+    try:
+        for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"LOCALHOST:{port}"):
+            assert get(live.CONFIG_PATH, host) == (200, b'{"token": "secret"}'), host
+        for host in (f"evil.example:{port}", "127.0.0.1", f"127.0.0.1:{port + 1}", ""):
+            status, body = get(live.CONFIG_PATH, host)
+            assert status == 403 and b"secret" not in body, host
+        assert get("/index.html", f"evil.example:{port}")[0] == 200     # the book itself is public
+    finally:
+        server.shutdown()
+        server.server_close()
+        live._BookHandler.live_config = b"{}"
