@@ -69,6 +69,7 @@ from __future__ import annotations
 import posixpath
 import re
 import struct
+from markupsafe import Markup
 from pathlib import Path
 from typing import Any
 
@@ -172,6 +173,32 @@ def _page_context(app: Any, pagename: str, templatename: str, context: dict, doc
     _clean_assets(app, context)
     _move_widget_state(app, pagename, context)
     _defer_scripts(app, pagename, context)
+    _name_nav_toggles(context)
+
+
+_NAV_TOGGLE_NAME = "Show or hide the sub-pages"
+_NAV_SUMMARY = re.compile(r'<summary>(<span class="toctree-toggle" role="presentation">)')
+
+
+def _name_nav_toggles(context: dict) -> None:
+    """The sidebar's expand buttons (``<summary>`` of a section with sub-pages, drawn by the
+    theme's ``generate_toctree_html``) get a name a screen reader can say: the theme gives
+    them only an icon.  Wraps the context's function, so the template renders named ones."""
+    make = context.get("generate_toctree_html")
+    if make is None or getattr(make, "seqrmt_named", False):
+        return
+
+    def named(*args: Any, **kwargs: Any) -> Any:
+        html = make(*args, **kwargs)
+        if isinstance(html, str):
+            return Markup(_NAV_SUMMARY.sub(f'<summary aria-label="{_NAV_TOGGLE_NAME}">\\1', html))
+        for summary in getattr(html, "find_all", lambda _: [])("summary"):   # the theme's BeautifulSoup
+            if not summary.get_text(strip=True) and not summary.get("aria-label"):
+                summary["aria-label"] = _NAV_TOGGLE_NAME
+        return html
+
+    named.seqrmt_named = True  # type: ignore[attr-defined]
+    context["generate_toctree_html"] = named
 
 
 # ---------------------------------------------------------------- HTML rewriting

@@ -25,6 +25,7 @@ Every request to another host is aborted and reported, as in ``test_site.py``.
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 import sys
 from pathlib import Path
@@ -253,8 +254,7 @@ def test_every_statement_reference_has_a_preview(built_site) -> None:
         folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
         for m in _REF.finditer(text):
             target = (f"{folder}/{m.group(2)}" if folder else m.group(2)) if m.group(2) else rel
-            target = str(Path(target).as_posix())
-            target = "/".join(p for p in target.split("/") if p != ".")
+            target = posixpath.normpath(target)                 # "book/api/../02_bulk.html"
             element = seqrmt_previews._element(pages.get(target, ""), m.group(3))
             if element is None:
                 if m.group(1):
