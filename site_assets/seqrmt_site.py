@@ -190,12 +190,9 @@ def _name_nav_toggles(context: dict) -> None:
 
     def named(*args: Any, **kwargs: Any) -> Any:
         html = make(*args, **kwargs)
-        if isinstance(html, str):
-            return Markup(_NAV_SUMMARY.sub(f'<summary aria-label="{_NAV_TOGGLE_NAME}">\\1', html))
-        for summary in getattr(html, "find_all", lambda _: [])("summary"):   # the theme's BeautifulSoup
-            if not summary.get_text(strip=True) and not summary.get("aria-label"):
-                summary["aria-label"] = _NAV_TOGGLE_NAME
-        return html
+        if not isinstance(html, str):        # kind="raw": a BeautifulSoup object, not rendered
+            return html
+        return Markup(_NAV_SUMMARY.sub(f'<summary aria-label="{_NAV_TOGGLE_NAME}">\\1', html))
 
     named.seqrmt_named = True  # type: ignore[attr-defined]
     context["generate_toctree_html"] = named

@@ -286,7 +286,7 @@ def attention_spectrum(*, d: int = 400, delta: float = 0.5, gamma: float = 0.5,
     fig, ax = figure(width=6.4, height=3.6)
     hi = 1.15 * max(lam[0], p.sample_outlier or 0, pi.sample_outlier or 0, p.bulk_edge)
     bins = np.linspace(0, hi, 70)
-    ax.hist(lam, bins=bins, density=True, color=SIM_COLOR, alpha=0.8,
+    counts, _, _ = ax.hist(lam, bins=bins, density=True, color=SIM_COLOR, alpha=0.8,
             label=fr"eigenvalues of $S$, attention pooling ($d = {lam.size}$)")
     x = np.linspace(0, hi, 600)
     ax.plot(x, sr.bulk_density(x, data["delta"], data["gamma"], p.kappa), color=THEORY_COLOR,
@@ -300,7 +300,6 @@ def attention_spectrum(*, d: int = 400, delta: float = 0.5, gamma: float = 0.5,
     ax.plot([lam[0]], [0], marker="v", ms=10, color="k", clip_on=False, zorder=5,
             label=fr"top eigenvalue {lam[0]:.3f}")
     ax.set_xlim(0, hi)
-    counts, _ = np.histogram(lam, bins=bins, density=True)
     ax.set_ylim(0, 1.08 * np.max(counts))          # every bar whole
     finish(ax, xlabel=r"$\lambda$", ylabel="density", legend=False,
            title=fr"Real causal attention ($\tau = {tau:g}$), $\delta = {data['delta']:.2g}$, "

@@ -89,7 +89,7 @@ def experiments_spectra(*, d: int = 400, delta: float = 0.5, gamma: float = 0.5,
         ref = sr.predict(dv, gv, w, R, max(beta, _checks.positive("beta_max", beta_max))) if beta_max else p
         hi = 1.12 * max(lam[0], ref.sample_outlier or 0.0, pi.sample_outlier or 0.0, ref.bulk_edge)
         edges = np.linspace(0, hi, bins + 1)
-        ax.hist(lam, bins=edges, density=True, color=SIM_COLOR, alpha=0.8, label="simulation")
+        counts, _, _ = ax.hist(lam, bins=edges, density=True, color=SIM_COLOR, alpha=0.8, label="simulation")
         x = np.linspace(0, hi, 500)
         ax.plot(x, sr.bulk_density(x, dv, gv, p.kappa), color=THEORY_COLOR, lw=1.4,
                 label="bulk (Thm. 1)")
@@ -104,7 +104,6 @@ def experiments_spectra(*, d: int = 400, delta: float = 0.5, gamma: float = 0.5,
                     ha="right", va="top", fontsize="x-small", color=THEORY_COLOR)
         ax.plot([lam[0]], [0], marker="v", ms=9, color="k", clip_on=False, zorder=5,
                 label=r"top $\lambda$")
-        counts, _ = np.histogram(lam, bins=edges, density=True)
         ax.set_xlim(0, hi)
         ax.set_ylim(0, 1.08 * np.max(counts))      # every bar whole
         title = (fr"{name}: $\alpha/\kappa = {p.alpha / p.kappa:.2f}$" "\n"

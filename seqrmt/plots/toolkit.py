@@ -28,11 +28,14 @@ def _wishart_eigenvalues(d: int, gamma: float, seed) -> np.ndarray:
 
 
 def _hist(ax, lam, bins, *, label, color=SIM_COLOR):
-    """Histogram normalized by the total count (area = fraction of non-zero eigenvalues)."""
+    """Histogram normalized by the total count (area = fraction of non-zero eigenvalues); returns
+    the bar heights drawn."""
     lam = np.asarray(lam)
     nz = lam[lam > 1e-9 * max(lam.max(), 1e-300)]
     counts, edges = np.histogram(nz, bins=bins)
-    ax.stairs(counts / (lam.size * np.diff(edges)), edges, fill=True, color=color, alpha=0.55, label=label)
+    heights = counts / (lam.size * np.diff(edges))
+    ax.stairs(heights, edges, fill=True, color=color, alpha=0.55, label=label)
+    return heights
 
 
 def toolkit_mp_convergence_figure(gamma: float = 0.5, ds=(25, 100, 800), *, seed=0):
@@ -167,7 +170,7 @@ def toolkit_bbp_explorer_figure(theta: float = 1.0, gamma: float = 0.5, *, d: in
     pred = float(bbp_outlier(theta, gamma))
     pov = float(bbp_overlap(theta, gamma))
     fig, ax = figure(width=6.4, height=4.4)
-    _hist(ax, lam, np.linspace(0, xmax, 60), label=f"eigenvalues, d={d}")
+    heights = _hist(ax, lam, np.linspace(0, xmax, 60), label=f"eigenvalues, d={d}")
     ax.plot(x, mp_density(x, gamma), color=THEORY_COLOR, lw=1.4, label=r"MP$_\gamma$ density")
     ax.axvline(b, color=IDEAL_COLOR, ls="--", lw=1, label="bulk edge")
     above = theta > bbp_threshold(gamma)
@@ -175,8 +178,7 @@ def toolkit_bbp_explorer_figure(theta: float = 1.0, gamma: float = 0.5, *, d: in
                label="predicted outlier" if above else "no outlier: top eigenvalue at the edge")
     ax.plot([lam[0]], [0.04], "v", color=SIM_COLOR, mec="k", mew=0.5, ms=9, label="simulated top eigenvalue")
     ax.set_xlim(0, xmax)
-    counts, _ = np.histogram(lam, bins=np.linspace(0, xmax, 60), density=True)
-    ax.set_ylim(0, max(1.2, 1.05 * counts.max()))   # the frames share 1.2 unless a bar is taller (gamma near 1)
+    ax.set_ylim(0, max(1.2, 1.05 * heights.max()))   # the frames share 1.2 unless a bar is taller (gamma near 1)
     finish(ax, xlabel=r"$\lambda$", ylabel="density",
            title=(rf"$\theta$={theta:g}, $\gamma$={gamma:g} ($\theta_c$={bbp_threshold(gamma):.2f})" "\n"
                   f"overlap theory {pov:.2f}, simulated {ov:.2f}"), legend=False)
