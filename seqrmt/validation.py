@@ -1485,16 +1485,20 @@ def fixed_T_spike_check(d: int, delta: float, gamma: float, w: ArrayLike, R: Arr
     of ``lambda_1`` and of the squared cosine of its eigenvector with ``mu / ||mu||``.  Each row
     holds them with the fixed-``T`` prediction (:func:`seqrmt.finite_T_spike` with this ``d``: at
     ``T' = 1`` the typical token spectrum at ``d``), the large-``T``
-    one (:func:`seqrmt.predict`, ``finite_table=True``) and the expected number of eigenvalues
-    of the fixed-``T`` bulk above the fixed-``T`` prediction at this ``d``
-    (:func:`fixed_T_bulk_above`; the prediction describes ``lambda_1`` when it is small).
+    one (:func:`seqrmt.predict`, ``finite_table=True``), and the validity check of the fixed-``T``
+    prediction at this ``d`` (:class:`seqrmt.FixedTPrediction`): the expected number of bulk
+    eigenvalues above it, with the token-norm fluctuations of a finite ``d``
+    (:meth:`seqrmt.FiniteTSpike.bulk_above`), whether one eigenvalue is predicted to carry the
+    signal alone, and the spectral mass along ``mu`` above the threshold, the robust quantity
+    where none is.
 
     Returns
     -------
     list of dict
         One row per ``beta``: ``beta``, ``n``, ``lambda_sim``, ``lambda_sem``, ``overlap_sim``,
         ``overlap_sem``, ``lambda_fixed_T``, ``overlap_fixed_T``, ``lambda_large_T``,
-        ``overlap_large_T``, ``bulk_above`` (``nan`` location where there is no prediction).
+        ``overlap_large_T``, ``bulk_above``, ``single_eigenvalue``, ``mass_above`` (``nan``
+        location, count and mass where there is no prediction).
     """
     from .spikes import finite_T_spike
     d = _checks.integer("d", d, minimum=2)
@@ -1523,5 +1527,7 @@ def fixed_T_spike_check(d: int, delta: float, gamma: float, w: ArrayLike, R: Arr
             lambda_fixed_T=float(loc_f), overlap_fixed_T=pf.overlap,
             lambda_large_T=np.nan if pl.sample_outlier is None else pl.sample_outlier,
             overlap_large_T=pl.overlap,
-            bulk_above=fixed_T_bulk_above(delta, gamma, w, loc_f, d) if pf.sample_outlier else np.nan))
+            bulk_above=np.nan if pf.bulk_above is None else pf.bulk_above,
+            single_eigenvalue=bool(pf.single_eigenvalue),
+            mass_above=np.nan if pf.mass_above is None else pf.mass_above))
     return rows

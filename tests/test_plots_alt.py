@@ -44,6 +44,7 @@ CALLS = {
     "spikes_phase_diagram": lambda fs: srp.spikes_phase_diagram(n=20),
     "spikes_fixed_T": lambda fs: srp.spikes_fixed_T(Ts=(2,)),
     "spikes_fixed_T_limit": lambda fs: srp.spikes_fixed_T_limit(Ts=(2, 3)),
+    "spikes_fixed_T_vs_T": lambda fs: srp.spikes_fixed_T_vs_T(Ts=(2, 4)),
     "weights_profiles": lambda fs: srp.weights_profiles(),
     "weights_markov_profile": lambda fs: srp.weights_markov_profile(),
     "weights_rayleigh": lambda fs: srp.weights_rayleigh(n_random=100),

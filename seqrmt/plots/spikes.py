@@ -25,7 +25,7 @@ from ._style import (IDEAL_COLOR, MEAN_SPIKE_COLOR, SIM_COLOR, THEORY_COLOR, fig
                      finish, fmt, set_alt)
 
 __all__ = ["spikes_spectrum", "spikes_centering", "spikes_vs_beta",
-           "spikes_phase_diagram", "spikes_fixed_T", "spikes_fixed_T_limit"]
+           "spikes_phase_diagram", "spikes_fixed_T", "spikes_fixed_T_limit", "spikes_fixed_T_vs_T"]
 
 _WEIGHT_NAMES = ("mean", "causal", "optimal")
 _EDGE_COLOR = "#777777"
