@@ -190,9 +190,13 @@ def _name_nav_toggles(context: dict) -> None:
 
     def named(*args: Any, **kwargs: Any) -> Any:
         html = make(*args, **kwargs)
-        if not isinstance(html, str):        # kind="raw": a BeautifulSoup object, not rendered
-            return html
-        return Markup(_NAV_SUMMARY.sub(f'<summary aria-label="{_NAV_TOGGLE_NAME}">\\1', html))
+        if isinstance(html, str):
+            return Markup(_NAV_SUMMARY.sub(f'<summary aria-label="{_NAV_TOGGLE_NAME}">\\1', html))
+        # the theme returns its BeautifulSoup (for "sidebar" as for "raw"), which the template renders
+        for summary in html.find_all("summary"):
+            if not summary.get_text(strip=True) and not summary.get("aria-label"):
+                summary["aria-label"] = _NAV_TOGGLE_NAME
+        return html
 
     named.seqrmt_named = True  # type: ignore[attr-defined]
     context["generate_toctree_html"] = named

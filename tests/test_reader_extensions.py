@@ -167,3 +167,23 @@ def test_search_page_scripts_are_not_postponed():
         doctools, site = context["script_files"]
         assert (doctools.attributes.get("type") == seqrmt_site.AFTER_PAINT) is postponed, pagename
         assert site.attributes.get("type") is None
+
+
+@pytest.mark.parametrize("as_soup", [True, False])
+def test_sidebar_expand_buttons_get_a_name(as_soup):
+    """The theme's ``generate_toctree_html`` returns a BeautifulSoup for the sidebar (and a string in
+    other versions): either way every icon-only ``<summary>`` comes out named, and one with text
+    keeps its own."""
+    from bs4 import BeautifulSoup
+
+    nav = ('<ul><li><details><summary><span class="toctree-toggle" role="presentation">'
+           '<i class="fa-solid fa-chevron-down"></i></span></summary><ul></ul></details></li>'
+           '<li><details><summary>Has text</summary></details></li></ul>')
+    context = {"generate_toctree_html": lambda kind, **kw: BeautifulSoup(nav, "html.parser") if as_soup else nav}
+    seqrmt_site._name_nav_toggles(context)
+    html = str(context["generate_toctree_html"]("sidebar", startdepth=1))
+    summaries = BeautifulSoup(html, "html.parser").find_all("summary")
+    assert summaries[0].get("aria-label") == seqrmt_site._NAV_TOGGLE_NAME
+    assert summaries[1].get("aria-label") is None and summaries[1].get_text() == "Has text"
+    seqrmt_site._name_nav_toggles(context)          # wrapping twice changes nothing
+    assert str(context["generate_toctree_html"]("sidebar")).count("aria-label") == 1
