@@ -113,6 +113,20 @@ def pytest_configure(config):
         config.option.loadscopereorder = False
 
 
+#: Seconds a test process may take to exit once its tests are done (threads joined, servers stopped).
+EXIT_GRACE_S = 180
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    """A process that does not exit within :data:`EXIT_GRACE_S` after its last test (a thread or a
+    child that never ends) prints the stacks of its threads and exits, so the run never stalls
+    after its tests (pytest-timeout covers each test, this the time after them)."""
+    import faulthandler
+
+    faulthandler.dump_traceback_later(EXIT_GRACE_S, exit=True)
+
+
 @pytest.hookimpl(optionalhook=True)   # an xdist hook: without xdist it is never called
 def pytest_xdist_make_scheduler(config, log):
     """``--dist loadfile``, except that the browser checks are spread one test at a time."""

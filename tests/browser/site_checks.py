@@ -83,6 +83,33 @@ async ([tags, skip]) => {
 """
 
 
+#: axe-core's scrollable-region rule alone: run at the load event, before anything scrolls (a
+#: scrollable code, output or table box must be a tab stop from the start, not only once the page
+#: has been read).
+JS_AXE_SCROLLABLE = """
+async () => {
+  const res = await axe.run(document, {runOnly: {type: 'rule', values: ['scrollable-region-focusable']},
+                                       preload: false, resultTypes: ['violations']});
+  return res.violations.map(v => `scroll boxes right after load: ${v.impact} on ${v.nodes.length} node(s): ` +
+    v.nodes.slice(0, 3).map(n => n.target.join(' ')).join('; '));
+}
+"""
+#: Code, output and table boxes that the HTML itself leaves without a tab stop or a name.
+JS_UNNAMED_BOXES = """() => Array.from(document.querySelectorAll('main pre, .pst-scrollable-table-container'))
+  .filter(e => e.tabIndex < 0 && !e.hasAttribute('tabindex') || !e.getAttribute('aria-label')).length"""
+
+
+def check_scroll_boxes_at_load(page) -> list[str]:
+    """The scroll boxes right after the load event: axe's scrollable-region rule and the boxes the
+    HTML leaves without a tab stop and a name (the site's build names them, so no script is needed)."""
+    page.add_script_tag(path=str(AXE_JS))
+    problems = list(page.evaluate(JS_AXE_SCROLLABLE))
+    unnamed = page.evaluate(JS_UNNAMED_BOXES)
+    if unnamed:
+        problems.append(f"{unnamed} code, output or table box(es) without tabindex and a name in the HTML")
+    return problems
+
+
 def run_axe(page, tags: list[str] | None = None, skip: list[str] | None = None) -> list[dict]:
     """Critical and serious axe-core violations on the page as it is now (rules in
     ``skip`` switched off)."""

@@ -24,7 +24,6 @@ Every request to another host is aborted and reported, as in ``test_site.py``.
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 import sys
@@ -353,35 +352,6 @@ def test_previews_with_keyboard_and_pointer(browser, site_url, page_name) -> Non
             page.mouse.move(2, 2)
             page.wait_for_function("() => document.getElementById('seqrmt-preview').hidden",
                                    timeout=TIMEOUT_MS)
-    finally:
-        context.close()
-    assert not problems, f"{page_name}:\n  " + "\n  ".join(problems)
-
-
-# ------------------------------------------------------------------ keyboard-reachable scroll boxes
-JS_AXE_SCROLLABLE = """
-async () => {
-  const res = await axe.run(document, {runOnly: {type: 'rule', values: ['scrollable-region-focusable']},
-                                       preload: false, resultTypes: ['violations']});
-  return res.violations.map(v => `${v.impact} on ${v.nodes.length} node(s): ` +
-    v.nodes.slice(0, 3).map(n => n.target.join(' ')).join('; '));
-}
-"""
-
-
-@pytest.mark.parametrize("page_name", PAGES)
-def test_scroll_boxes_focusable_right_after_load(browser, site_url, page_name) -> None:
-    """axe-core at the load event, before any scrolling: no scrollable region out of reach."""
-    problems: list[str] = []
-    context, page = _open(browser, site_url, page_name, problems, viewport={"width": 1280, "height": 900})
-    try:
-        page.add_script_tag(path=str(site_checks.AXE_JS))
-        problems += page.evaluate(JS_AXE_SCROLLABLE)
-        unnamed = page.evaluate("() => Array.from(document.querySelectorAll('main pre, "
-                                ".pst-scrollable-table-container')).filter(e => e.tabIndex < 0 && "
-                                "!e.hasAttribute('tabindex') || !e.getAttribute('aria-label')).length")
-        if unnamed:
-            problems.append(f"{unnamed} code, output or table box(es) without tabindex and a name in the HTML")
     finally:
         context.close()
     assert not problems, f"{page_name}:\n  " + "\n  ".join(problems)

@@ -497,6 +497,9 @@ def _check_page(browser, base_url: str, built_site: Path, page_name: str,
         f"HTTP {r.status}: {r.url}"))
     try:
         page.goto(f"{base_url}/{page_name}.html", wait_until="load", timeout=TIMEOUT_MS)
+        if is_http:
+            # at the load event, before anything scrolls: every scroll box reachable by keyboard
+            problems += site_checks.check_scroll_boxes_at_load(page)
 
         # Math: typeset when the site was built (site_assets/seqrmt_math.py), none in the browser
         info = page.evaluate(JS_MATH_INFO)
