@@ -49,7 +49,7 @@ def test_spectra(kw):
         bulk = _line(ax, "bulk (Thm. 1)")
         np.testing.assert_allclose(bulk.get_ydata(), sr.bulk_density(bulk.get_xdata(), d / V, d / N, p.kappa),
                                    rtol=1e-12)
-        for pred, label in ((p, "outlier, exact"), (pi, "outlier, idealized")):
+        for pred, label in ((p, "outlier, finite table"), (pi, "outlier, idealized")):
             lines = [ln for ln in ax.lines if ln.get_label() == label]
             if pred.sample_outlier is None:
                 assert not lines
@@ -80,7 +80,7 @@ def test_alignment_data_and_figure():
     fig = srp.experiments_alignment(data=data)
     assert len(fig.axes) == 2
     for ax, name in zip(fig.axes, data["names"]):
-        np.testing.assert_array_equal(_line(ax, "exact theory").get_ydata(), data[name]["exact_grid"])
+        np.testing.assert_array_equal(_line(ax, "finite-table theory").get_ydata(), data[name]["exact_grid"])
         np.testing.assert_array_equal(_line(ax, "idealized theory").get_ydata(), data[name]["ideal_grid"])
         dots = [ln for ln in ax.lines if ln.get_marker() == "o"]
         assert len(dots) == 1

@@ -55,7 +55,7 @@ def _check_spectrum_panel(ax, sim, exact, ideal, d):
     assert _vline_x(ax, "bulk edge") == pytest.approx(sr.bulk_edges(p.delta, p.gamma, p.kappa)[1], rel=1e-12)
     np.testing.assert_allclose(_line(ax, "simulated top").get_xdata(), sim.eigenvalues[:3])
     labels = [ln.get_label() for ln in ax.lines]
-    for pred, part, attr in ((exact, "signal outlier, exact", "sample_outlier"),
+    for pred, part, attr in ((exact, "signal outlier, finite table", "sample_outlier"),
                              (exact, "vocabulary-mean", "mean_outlier"),
                              (ideal, "signal outlier, idealized", "sample_outlier")):
         value = getattr(pred, attr) if pred is not None else None
@@ -125,7 +125,7 @@ def test_spikes_vs_beta_theory_and_sim():
     # the curves are predict() at every plotted beta (outlier, or the bulk edge when absent)
     R = sr.prefix_correlation(16, 4)
     w = sr.optimal_weights(R)
-    for ft, part in ((True, "exact"), (False, "idealized")):
+    for ft, part in ((True, "finite table"), (False, "idealized")):
         loc, ov = _line(ax1, part), _line(ax2, part)
         b = np.asarray(loc.get_xdata(), dtype=float)
         np.testing.assert_array_equal(b, ov.get_xdata())

@@ -99,7 +99,7 @@ def test_ideal_plots_both_predictions(atlas_rows, centered):
         sel = [r for r in atlas_rows if r["quantity"] == q and r["centered"] == centered]
         lines = {ln.get_label(): ln for ln in ax.lines}
         idl = next(v for k, v in lines.items() if "idealized" in k)
-        ex = next(v for k, v in lines.items() if "exact" in k)
+        ex = next(v for k, v in lines.items() if "finite table" in k)
         np.testing.assert_array_equal(idl.get_xdata(), [r["predicted_ideal"] for r in sel])
         np.testing.assert_array_equal(ex.get_xdata(), [r["predicted"] for r in sel])
         np.testing.assert_array_equal(ex.get_ydata(), [r["empirical"] for r in sel])
@@ -203,8 +203,8 @@ def test_transition_exact_curve_is_predict():
     R = sv.atlas_correlation("prefix")
     w = sr.named_weights("mean", R)
     V, N = sr.sizes(100, 0.5, 0.25)
-    exact = next(ln for ln in axes[0].lines if ln.get_label() == "exact theory")
-    top = next(ln for ln in axes[1].lines if ln.get_label() == "exact theory")
+    exact = next(ln for ln in axes[0].lines if ln.get_label() == "finite-table theory")
+    top = next(ln for ln in axes[1].lines if ln.get_label() == "finite-table theory")
     betas = exact.get_xdata()
     for i in (0, 60, 120, 199):
         p = sr.predict(100 / V, 100 / N, w, R, float(betas[i]))

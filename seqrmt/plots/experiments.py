@@ -94,11 +94,11 @@ def experiments_spectra(*, d: int = 400, delta: float = 0.5, gamma: float = 0.5,
         ax.plot(x, sr.bulk_density(x, dv, gv, p.kappa), color=THEORY_COLOR, lw=1.4,
                 label="bulk (Thm. 1)")
         if p.sample_outlier is not None:
-            ax.axvline(p.sample_outlier, color=WEIGHT_COLORS[name], lw=2, label="outlier, exact")
+            ax.axvline(p.sample_outlier, color=WEIGHT_COLORS[name], lw=2, label="outlier, finite table")
         if pi.sample_outlier is not None:
             ax.axvline(pi.sample_outlier, color=IDEAL_COLOR, ls="--", lw=1.4,
                        label="outlier, idealized")
-        missing = [who for who, q in (("exact", p), ("idealized", pi)) if q.sample_outlier is None]
+        missing = [who for who, q in (("finite-table", p), ("idealized", pi)) if q.sample_outlier is None]
         if missing:                             # one note, clear of the bars
             ax.text(0.97, 0.93, " and ".join(missing) + " theory:\nno outlier", transform=ax.transAxes,
                     ha="right", va="top", fontsize="x-small", color=THEORY_COLOR)
@@ -203,9 +203,9 @@ def experiments_alignment(*, d: int = 300, delta: float = 0.5, gamma: float = 0.
         r = data[name]
         alt.append(f"{name} (α/κ = {r['alpha_over_kappa']:.2f}): critical β {r['beta_c']:.2f} exact and "
                    f"{r['beta_c_ideal']:.2f} idealized; at β = {fmt(data['betas'][-1])} simulated "
-                   f"{r['mean'][-1]:.2f}, exact {r['exact'][-1]:.2f}, idealized {r['ideal'][-1]:.2f}")
+                   f"{r['mean'][-1]:.2f}, finite-table {r['exact'][-1]:.2f}, idealized {r['ideal'][-1]:.2f}")
         ax.plot(data["beta_grid"], r["exact_grid"], color=THEORY_COLOR, lw=1.8,
-                label="exact theory")
+                label="finite-table theory")
         ax.plot(data["beta_grid"], r["ideal_grid"], "--", color=IDEAL_COLOR, lw=1.5,
                 label="idealized theory")
         ax.errorbar(data["betas"], r["mean"], yerr=r["std"], fmt="o", ms=5,

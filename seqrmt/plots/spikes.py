@@ -67,7 +67,7 @@ def _draw_spectrum(ax, sim, exact, ideal, *, bins, show_legend=True):
     if exact is not None:
         if exact.sample_outlier is not None:
             ax.axvline(exact.sample_outlier, color=THEORY_COLOR, lw=1.6,
-                       label=rf"signal outlier, exact $\theta=\alpha(\beta+\delta)$")
+                       label=rf"signal outlier, finite table $\theta=\alpha(\beta+\delta)$")
         if exact.mean_outlier is not None:
             ax.axvline(exact.mean_outlier, color=MEAN_SPIKE_COLOR, lw=1.6, ls=":",
                        label=r"vocabulary-mean outlier $\sigma_w^2\delta$")
@@ -86,8 +86,8 @@ def _draw_spectrum(ax, sim, exact, ideal, *, bins, show_legend=True):
 def _overlap_text(sim, exact, ideal, centered):
     parts = [rf"top eigvec: $|\hat u^\top u|^2$ sim {sim.overlaps[0]:.2f}"]
     if exact is not None:
-        parts.append(f"exact {exact.overlap:.2f}" if exact.outliers and
-                     exact.sample_outlier == exact.outliers[0] else "exact 0 (not the signal)")
+        parts.append(f"finite-table {exact.overlap:.2f}" if exact.outliers and
+                     exact.sample_outlier == exact.outliers[0] else "finite-table 0 (not the signal)")
     if ideal is not None:
         parts.append(f"ideal {ideal.overlap:.2f}")
     txt = ", ".join(parts)
@@ -107,9 +107,9 @@ def _spectrum_alt(sim, exact, ideal) -> str:
              + (f" ({n_out} above the bulk edge)" if n_out else " (none clearly above the bulk edge)")]
     if exact is not None:
         if exact.sample_outlier is not None:
-            parts.append(f"exact prediction of the signal outlier {fmt(exact.sample_outlier)}")
+            parts.append(f"finite-table prediction of the signal outlier {fmt(exact.sample_outlier)}")
         else:
-            parts.append("exact theory predicts no signal outlier")
+            parts.append("finite-table theory predicts no signal outlier")
         if exact.mean_outlier is not None:
             parts.append(f"vocabulary-mean outlier predicted at {fmt(exact.mean_outlier)}")
     if ideal is not None:
@@ -241,10 +241,10 @@ def spikes_vs_beta(*, delta: float = 0.5, gamma: float = 0.25, T: int = 16, L: i
     loc_i, ov_i = _curve(a * b, b, delta, gamma, k, False)
     edge = bulk_edges(delta, gamma, k)[1]
     fig, (ax1, ax2) = figure(1, 2, width=6.4, height=7.0)
-    ax1.plot(b, loc_e, color=THEORY_COLOR, lw=1.8, label=r"exact, $\theta=\alpha(\beta+\delta)$")
+    ax1.plot(b, loc_e, color=THEORY_COLOR, lw=1.8, label=r"finite table, $\theta=\alpha(\beta+\delta)$")
     ax1.plot(b, loc_i, color=IDEAL_COLOR, lw=1.8, ls="--", label=r"idealized, $\theta=\alpha\beta$")
     ax1.axhline(edge, color=_EDGE_COLOR, ls="-.", lw=1, label="bulk edge")
-    ax2.plot(b, ov_e, color=THEORY_COLOR, lw=1.8, label="exact")
+    ax2.plot(b, ov_e, color=THEORY_COLOR, lw=1.8, label="finite table")
     ax2.plot(b, ov_i, color=IDEAL_COLOR, lw=1.8, ls="--", label="idealized")
     for ft, col in ((True, THEORY_COLOR), (False, IDEAL_COLOR)):
         bc = critical_beta(delta, gamma, w, R, finite_table=ft)
@@ -284,7 +284,7 @@ def spikes_vs_beta(*, delta: float = 0.5, gamma: float = 0.25, T: int = 16, L: i
 
     alt = (f"Two panels against the signal strength β from 0 to {fmt(beta_max)}, {weights} weights, "
            f"prefix model T = {T}, L = {L}, δ = {fmt(delta)}, γ = {fmt(gamma)}. Top: top eigenvalue "
-           f"of the centered S against the bulk edge {fmt(edge)}; {onset(True, 'exact theory')}, "
+           f"of the centered S against the bulk edge {fmt(edge)}; {onset(True, 'finite-table theory')}, "
            f"{onset(False, 'idealized theory')}; at β = {fmt(beta_max)} the predicted top eigenvalue is "
            f"{fmt(loc_e[-1])} (exact) and {fmt(loc_i[-1])} (idealized). Bottom: squared alignment of the "
            f"top eigenvector with the signal, 0 without an outlier, reaching {ov_e[-1]:.2f} (exact) and "
@@ -348,7 +348,7 @@ def spikes_phase_diagram(*, plane: str = "gamma", delta: float = 0.5, gamma: flo
     t_smp = np.array([sample_threshold(x, g, k) for x, g in zip(dls, gms)])[:, None]
     from matplotlib.lines import Line2D
     handles = [Patch(color=col, label=lab) for col, lab in zip(_PHASE_COLORS, _PHASE_LABELS)]
-    styles = [(a * (B + dl), THEORY_COLOR, "-", r"exact thresholds, $\theta=\alpha(\beta+\delta)$")]
+    styles = [(a * (B + dl), THEORY_COLOR, "-", r"finite-table thresholds, $\theta=\alpha(\beta+\delta)$")]
     if ideal:
         styles.append((a * B, IDEAL_COLOR, "--", r"idealized thresholds, $\theta=\alpha\beta$"))
     for theta, col, ls, lab in styles:
@@ -380,7 +380,7 @@ def spikes_phase_diagram(*, plane: str = "gamma", delta: float = 0.5, gamma: flo
            f"small β), population outlier only ({frac[1]:.0%}), sample outlier ({frac[2]:.0%}, large β). "
            f"The sample outlier appears from {first_beta(0)} at {ylab_txt.split(' ')[0]} = {fmt(y[0], 2)} "
            f"and from {first_beta(-1)} at {ylab_txt.split(' ')[0]} = {fmt(y[-1], 2)}; solid lines are the "
-           "exact thresholds" + (", dashed the idealized ones, to their left." if ideal else "."))
+           "finite-table thresholds" + (", dashed the idealized ones, to their left." if ideal else "."))
     return set_alt(fig, alt)
 
 

@@ -160,11 +160,11 @@ def validation_ideal(*, rows=None, centered: bool = True):
         ex = np.array([r["predicted"] for r in sel])
         idl = np.array([r["predicted_ideal"] for r in sel])
         ax.plot(idl, emp, "s", ms=4, color=IDEAL_COLOR, alpha=0.7, label=r"idealized ($\theta=\alpha\beta$)")
-        ax.plot(ex, emp, "o", ms=4, color=THEORY_COLOR, alpha=0.8, label=r"exact ($\theta=\alpha(\beta+\delta)$)")
+        ax.plot(ex, emp, "o", ms=4, color=THEORY_COLOR, alpha=0.8, label=r"finite table ($\theta=\alpha(\beta+\delta)$)")
         rms = lambda pred: float(np.sqrt(np.mean((emp - pred) ** 2)))  # noqa: E731
         summary.append(f"{'signal eigenvalue' if q == 'lambda_signal' else 'squared cosine'} "
                        f"({len(sel)} cells): root-mean-square distance to the diagonal {fmt(rms(ex), 2)} for the "
-                       f"exact prediction and {fmt(rms(idl), 2)} for the idealized one")
+                       f"finite-table prediction and {fmt(rms(idl), 2)} for the idealized one")
         hi = max(emp.max(), ex.max(), idl.max()) * 1.05
         lo = 0.0 if q.startswith("overlap") else min(emp.min(), ex.min(), idl.min()) * 0.95
         ax.plot([lo, hi], [lo, hi], color="0.5", lw=0.8, ls="--")
@@ -514,11 +514,11 @@ def validation_transition(*, R: str = "prefix", weights: str = "mean", delta: fl
             lam1[s, i] = e["lambda_signal"]
             ov[s, i] = e["overlap_signal"]
     fig, axes = figure(1, 2, width=7.2, height=7.0)
-    axes[0].plot(fine, ex.overlap * frac, color=THEORY_COLOR, label="exact theory")
+    axes[0].plot(fine, ex.overlap * frac, color=THEORY_COLOR, label="finite-table theory")
     axes[0].plot(fine, idl.overlap, color=IDEAL_COLOR, ls="--", label="idealized theory")
     axes[0].errorbar(betas, ov.mean(0), yerr=ov.std(0), fmt="o", color=SIM_COLOR, ms=5,
                      label=f"simulation ($d={d}$, {seeds} seeds)")
-    axes[1].plot(fine, ex.sample_location, color=THEORY_COLOR, label="exact theory")
+    axes[1].plot(fine, ex.sample_location, color=THEORY_COLOR, label="finite-table theory")
     axes[1].plot(fine, idl.sample_location, color=IDEAL_COLOR, ls="--", label="idealized theory")
     axes[1].errorbar(betas, lam1.mean(0), yerr=lam1.std(0), fmt="o", color=SIM_COLOR, ms=5, label="simulation")
     for ax in axes:
