@@ -60,6 +60,8 @@ START_TIMEOUT_S = 120
 
 
 def _alive(pid: object) -> bool:
+    """Whether ``pid`` runs.  A zombie does not: the server started by the other worker, once
+    stopped, stays a zombie until that worker reaps it, and must not be waited for."""
     if not isinstance(pid, int) or pid <= 0:     # never 0 or -1: a whole process group
         return False
     try:
@@ -68,7 +70,11 @@ def _alive(pid: object) -> bool:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True                               # no /proc (not Linux): signal 0 is all we know
+    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
 
 
 def _start(built_site: Path, log: Path) -> tuple[subprocess.Popen, str]:
