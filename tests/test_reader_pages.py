@@ -231,13 +231,16 @@ _NOT_PROSE = ("div.cell_input", "div.cell_output", "div.highlight", "pre", "scri
 def article(soup):
     """The article of a built page, without what is not prose."""
     main = soup.select_one("article.bd-article") or soup.select_one("main") or soup
-    for sel in _NOT_PROSE:
-        for el in main.select(sel):
-            el.decompose()
+    # the formulas first (most of a page's elements are inside them): display math is not prose,
     # an inline formula reads as one word (as in seqrmt_reading)
+    for el in main.select("mjx-container[display=true]"):
+        el.decompose()
     for el in main.select("span.math, mjx-container"):
         if el.parent is not None:
             el.replace_with(" formula ")
+    for sel in _NOT_PROSE:
+        for el in main.select(sel):
+            el.decompose()
     return main
 
 
