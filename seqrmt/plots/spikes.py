@@ -508,8 +508,8 @@ def spikes_fixed_T_limit(*, Ts=(1, 2, 4, 8, 16), delta: float = 0.5, gamma: floa
 def spikes_fixed_T_vs_T(*, rows=None, Ts=(1, 2, 4, 8, 16, 32, 64), settings=None):
     """The fixed-``T`` prediction against the large-``T`` one as ``T`` grows, with simulations.
 
-    Left, the signal eigenvalue relative to the large-``T`` location (:func:`seqrmt.predict`,
-    ``finite_table=True``), in percent; right, the difference of the squared cosines with
+    Top, the signal eigenvalue relative to the large-``T`` location (:func:`seqrmt.predict`,
+    ``finite_table=True``), in percent; bottom, the difference of the squared cosines with
     ``mu / ||mu||``.  One solid curve per correlation (``settings``: ``(label, R(T), weights(T),
     delta, gamma, beta, T_min)``; default Markov ``rho = 0.8`` and the prefix model ``L = T/4``,
     mean weights) for the fixed-``T`` prediction (:func:`seqrmt.finite_T_spike`); the zero line is
@@ -532,7 +532,7 @@ def spikes_fixed_T_vs_T(*, rows=None, Ts=(1, 2, 4, 8, 16, 32, 64), settings=None
                      mean_weights, 0.5, 0.5, 1.0, 1),
                     (r"prefix $L=T/4$, $\delta=1$, $\gamma=0.5$, $\beta=2$", lambda T: prefix_correlation(T, T // 4),
                      mean_weights, 1.0, 0.5, 2.0, 4)]
-    fig, (ax1, ax2) = figure(2, 1, width=7.3, height=3.9)
+    fig, (ax1, ax2) = figure(1, 2, width=7.2, height=6.6)
     colors = [THEORY_COLOR, MEAN_SPIKE_COLOR, "#2ca02c", "#9467bd"]
     alt = []
     for k, (label, R_of, w_of, delta, gamma, beta, tmin) in enumerate(settings):
@@ -563,7 +563,7 @@ def spikes_fixed_T_vs_T(*, rows=None, Ts=(1, 2, 4, 8, 16, 32, 64), settings=None
         sim_o.append(r["overlap_sim"] - pl.overlap)
         sim_oe.append(2.0 * r["overlap_sem"])
     if rows:
-        lab = f"simulation (stored, $d={int(rows[0]['d'])}$, {int(rows[0]['n'])} tables, 2 s.e.)"
+        lab = f"simulation ($d={int(rows[0]['d'])}$, {int(rows[0]['n'])} tables, 2 s.e.)"
         ax1.errorbar(sim_t, sim_l, sim_le, fmt="o", color=SIM_COLOR, mec="k", mew=0.6, capsize=3, label=lab, zorder=5)
         ax2.errorbar(sim_t, sim_o, sim_oe, fmt="o", color=SIM_COLOR, mec="k", mew=0.6, capsize=3, label=lab, zorder=5)
     for ax in (ax1, ax2):
@@ -571,15 +571,15 @@ def spikes_fixed_T_vs_T(*, rows=None, Ts=(1, 2, 4, 8, 16, 32, 64), settings=None
         ax.set_xscale("log", base=2)
         ax.set_xticks(Ts, [str(T) for T in Ts])
         ax.minorticks_off()
-    finish(ax1, xlabel="sequence length $T$", ylabel=r"signal eigenvalue vs large $T$ (%)", legend=False)
-    finish(ax2, xlabel="sequence length $T$", ylabel=r"$|\hat u^\top u|^2$ minus large $T$", legend=False)
+    finish(ax1, xlabel="sequence length $T$", ylabel=r"eigenvalue vs large $T$ (%)", legend=False)
+    finish(ax2, xlabel="sequence length $T$", ylabel=r"alignment minus large $T$", legend=False)
     handles = {}
     for h, lab in zip(*ax1.get_legend_handles_labels()):
         handles.setdefault(lab, h)
-    fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncols=2, fontsize="small",
+    fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncols=1, fontsize="small",
                frameon=False)
-    return set_alt(fig, "Two panels against the sequence length T (log scale): left, the fixed-T signal eigenvalue "
-                        "relative to the large-T formula in percent; right, the fixed-T squared cosine with μ minus "
+    return set_alt(fig, "Two panels, one above the other, against the sequence length T (log scale): top, the fixed-T signal eigenvalue "
+                        "relative to the large-T formula in percent; bottom, the fixed-T squared cosine with μ minus "
                         "the large-T one; the dashed zero line is the large-T formula and the points are stored "
                         "simulations with two standard errors. " + " ".join(alt)
                    + (f" The simulated points lie between {fmt(min(sim_l), 2)} % and {fmt(max(sim_l), 2)} % in "
