@@ -350,7 +350,6 @@ def main(argv=None) -> int:
     spikes = (300, (1, 2, 4, 16), 3) if args.quick else (800, (1, 2, 4, 16), 16)
     if args.update:
         return _update(args, argv, ds, scaling_seeds, bulk_ds, bulk_seeds, spikes, d, seeds)
-    g = sv.ATLAS_GRID
     print(f"seqrmt {seqrmt.__version__}: atlas of {len(sv._grid(None)['delta']) * 6} blocks x 18 cells at "
           f"d = {d}, {seeds} seeds; finite size at d = {ds}; bulk vs T; spikes vs T; "
           f"{args.executor} executor, {args.jobs} workers", flush=True)

@@ -13,7 +13,6 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 
 import seqrmt.plots as srp  # noqa: E402
-from seqrmt.plots import _check  # noqa: E402
 
 
 def kinds(problems):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import time
-import warnings
 
 import numpy as np
 import pytest

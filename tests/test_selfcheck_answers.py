@@ -25,7 +25,6 @@ import numpy as np
 import pytest
 
 import seqrmt as sr
-from seqrmt.notebook import GLUE_PREFIX
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted((ROOT / "book").glob("0[0-9]_*.ipynb"))

@@ -19,8 +19,7 @@ import seqrmt as sr
 
 from .. import _checks
 
-from ._style import (IDEAL_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, legend_below, legend_right,
-                     finish, fmt, plain_text, set_alt)
+from ._style import (IDEAL_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, legend_below, finish, fmt, plain_text, set_alt)
 
 __all__ = [
     "attention_suffix_correlation",

@@ -15,7 +15,7 @@ from ..experiments import simulate
 from ..model import prefix_correlation, sizes
 from ..spectrum import (BulkLaw, bulk_critical_points, bulk_inverse_map, bulk_atom, bulk_density, bulk_edges,
                         finite_T_bulk, mp_density, mp_edges)
-from ._style import IDEAL_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, legend_below, legend_right, finish, fmt, set_alt
+from ._style import IDEAL_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, legend_right, finish, fmt, set_alt
 
 __all__ = ["bulk_mp_figure", "bulk_density_figure", "bulk_inverse_map_figure", "bulk_limits_figure",
            "bulk_simulation_figure", "bulk_kappa_figure", "bulk_token_count_figure",
@@ -155,9 +155,9 @@ def bulk_density_figure(delta: float = 0.5, gamma: float = 0.5, kappa: float = 1
     fig, ax = figure(width=6.4, height=3.6)
     if show_factors:
         ax.plot(x, mp_density(x, delta, kappa), color=WEIGHT_COLORS["mean"], ls=":", lw=1.3,
-                label=rf"$\kappa\,$MP$_\delta$ (vocabulary only)")
+                label=r"$\kappa\,$MP$_\delta$ (vocabulary only)")
         ax.plot(x, mp_density(x, gamma, kappa), color=WEIGHT_COLORS["causal"], ls=":", lw=1.3,
-                label=rf"$\kappa\,$MP$_\gamma$ (sample only)")
+                label=r"$\kappa\,$MP$_\gamma$ (sample only)")
     ax.fill_between(x, rho, color=THEORY_COLOR, alpha=0.12, lw=0)
     ax.plot(x, rho, color=THEORY_COLOR, lw=1.8, label=r"$\kappa\,(\mathrm{MP}_\delta\boxtimes\mathrm{MP}_\gamma)$")
     _mark_edges(ax, left, right)
@@ -245,7 +245,7 @@ def bulk_limits_figure(gamma: float = 0.5, deltas=(1.0, 0.3, 0.1, 0.02), kappa: 
     for dl, sh in zip(deltas, shades):
         ax.plot(x, bulk_density(x, dl, gamma, kappa), color=cmap(sh), lw=1.5, label=f"$\\delta$={dl:g}")
     mp = mp_density(x, gamma, kappa)
-    ax.plot(x, mp, color=THEORY_COLOR, ls="--", lw=1.5, label=rf"$\kappa\,$MP$_\gamma$ ($\delta=0$)")
+    ax.plot(x, mp, color=THEORY_COLOR, ls="--", lw=1.5, label=r"$\kappa\,$MP$_\gamma$ ($\delta=0$)")
     ax.set_ylim(0, 2.0 * float(mp.max()))
     finish(ax, xlabel=r"$\lambda$", ylabel="density", title=f"back to Marchenko–Pastur, $\\gamma$={gamma:g}")
     rights = ", ".join(f"{fmt(bulk_edges(dl, gamma, kappa)[1])} at δ = {fmt(dl)}" for dl in deltas)

@@ -16,8 +16,7 @@ import seqrmt as sr
 
 from .. import _checks
 
-from ._style import (IDEAL_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, legend_below, legend_right,
-                     finish, fmt, set_alt)
+from ._style import (IDEAL_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, legend_below, finish, fmt, set_alt)
 
 __all__ = [
     "experiments_weights",
@@ -280,8 +279,8 @@ def experiments_classification(*, d: int = 300, delta: float = 0.5,
            title=fr"Ridge classification of the prefix sign: $d = {data['d']}$, "
                  fr"$V = {data['V']}$, $\beta = {data['beta']:g}$", legend=False)
     legend_below(fig, ax, ncols=3, fontsize="small")
-    return set_alt(fig, f"Test accuracy of ridge classification of the prefix sign against the number of training "
-                        f"sequences N (log scale, N = " + ", ".join(str(n) for n in data["N"])
+    return set_alt(fig, "Test accuracy of ridge classification of the prefix sign against the number of training "
+                        "sequences N (log scale, N = " + ", ".join(str(n) for n in data["N"])
                         + f"; d = {data['d']}, V = {data['V']}, β = {fmt(data['beta'])}), one curve per weighting, "
                           f"chance level 0.5 dotted: "
                         + "; ".join(f"{n} (α/κ = {data['alpha_over_kappa'][n]:.2f}) from {data[n]['mean'][0]:.2f} "

@@ -13,7 +13,7 @@ from .. import _checks
 from ..attention import alpha as _alpha, kappa as _kappa, mean_weights, optimal_weights, sigma_w as _sigma_w
 from ..model import (copula_correlation, copula_signs, make_table, markov_correlation, pool, prefix_correlation,
                      sample_signs, sample_tokens)
-from ._style import IDEAL_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, legend_below, legend_right, finish, fmt, set_alt
+from ._style import IDEAL_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, legend_below, finish, fmt, set_alt
 
 __all__ = ["model_table_figure", "model_signs_figure", "model_sheppard_figure",
            "model_pooled_figure", "model_decomposition_figure"]

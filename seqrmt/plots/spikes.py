@@ -21,8 +21,7 @@ from ..model import prefix_correlation, sizes
 from ..spectrum import bulk_atom, bulk_density, bulk_edges
 from ..spikes import (critical_beta, population_threshold, predict, sample_threshold,
                       spike_curve)
-from ._style import (IDEAL_COLOR, MEAN_SPIKE_COLOR, SIM_COLOR, THEORY_COLOR, figure, legend_below, legend_right,
-                     finish, fmt, set_alt)
+from ._style import (IDEAL_COLOR, MEAN_SPIKE_COLOR, SIM_COLOR, THEORY_COLOR, figure, legend_below, finish, fmt, set_alt)
 
 __all__ = ["spikes_spectrum", "spikes_centering", "spikes_vs_beta",
            "spikes_phase_diagram", "spikes_fixed_T", "spikes_fixed_T_limit", "spikes_fixed_T_vs_T"]
@@ -67,7 +66,7 @@ def _draw_spectrum(ax, sim, exact, ideal, *, bins, show_legend=True):
     if exact is not None:
         if exact.sample_outlier is not None:
             ax.axvline(exact.sample_outlier, color=THEORY_COLOR, lw=1.6,
-                       label=rf"signal outlier, finite table $\theta=\alpha(\beta+\delta)$")
+                       label=r"signal outlier, finite table $\theta=\alpha(\beta+\delta)$")
         if exact.mean_outlier is not None:
             ax.axvline(exact.mean_outlier, color=MEAN_SPIKE_COLOR, lw=1.6, ls=":",
                        label=r"vocabulary-mean outlier $\sigma_w^2\delta$")
@@ -450,7 +449,7 @@ def spikes_fixed_T(*, rows=None, Ts=(1, 2), beta_max_ratio: float = 3.2):
                    f"{fmt(gap_l, 2)} from the large-T curve, which is higher near the threshold "
                    f"(dotted line, β = {fmt(bc)}); at {len(crowded)} of {len(rs)} strengths (hollow points) no "
                    "signal eigenvalue is predicted, or bulk eigenvalues are expected above it.")
-    handles, labels = {}, {}
+    handles = {}
     for ax in axes.ravel():                      # one legend for all panels, below them
         for h, lab in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(lab, h)

@@ -13,7 +13,7 @@ from .. import _checks
 from ..spectrum import BulkLaw, bulk_atom, bulk_density, bulk_edges, mp_density, mp_edges, mp_stieltjes
 from ..toolkit import (bbp_outlier, bbp_overlap, bbp_threshold, empirical_stieltjes, semicircle_density,
                        spiked_covariance_sample, stieltjes_inversion, wishart_product_eigenvalues)
-from ._style import IDEAL_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, legend_below, legend_right, finish, fmt, set_alt
+from ._style import IDEAL_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, legend_below, finish, fmt, set_alt
 
 __all__ = ["toolkit_mp_convergence_figure", "toolkit_stieltjes_figure", "toolkit_bbp_figure",
            "toolkit_bbp_explorer_figure", "toolkit_free_product_figure", "toolkit_semicircle_figure"]

@@ -423,7 +423,7 @@ def validation_spikes_T(*, rows=None, fixed_T: bool = True):
     r0 = rows[0]
     fig.suptitle(rf"spike formulas at short $T$: $d = {r0['d']}$, {r0['n']} seeds, $R = I$," "\n"
                  rf"mean pooling, $\delta = {r0['delta']:.2g}$, $\gamma = {r0['gamma']:.2g}$", fontsize="medium")
-    return set_alt(fig, f"Spike formulas at short sequence lengths T = "
+    return set_alt(fig, "Spike formulas at short sequence lengths T = "
                         + ", ".join(str(t) for t in sorted({r['T'] for r in rows}))
                         + f" (d = {r0['d']}, {r0['n']} seeds, R = I, mean pooling, δ = {fmt(r0['delta'], 2)}, "
                           f"γ = {fmt(r0['gamma'], 2)}), one marker per θ/θc = " + ", ".join(fmt(x) for x in ratios)

@@ -19,7 +19,7 @@ from ..attention import kappa as _kappa
 from ..experiments import simulate
 from ..model import copula_correlation, markov_correlation, prefix_correlation, sizes
 from ..spikes import critical_beta, spike_curve
-from ._style import SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, legend_below, legend_right, finish, fmt, plain_text, set_alt
+from ._style import SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, legend_below, finish, fmt, plain_text, set_alt
 
 __all__ = ["weights_correlation", "weights_family", "weights_profiles", "weights_markov_profile",
            "weights_rayleigh", "weights_alignment", "weights_negative"]
