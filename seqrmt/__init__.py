@@ -12,4 +12,24 @@ from .experiments import *  # noqa: F401,F403
 from .learning import *  # noqa: F401,F403
 from .toolkit import *  # noqa: F401,F403
 
-__version__ = "0.1.0"
+
+
+def _version() -> str:
+    """The version, written once, in ``pyproject.toml``: from the installed package's metadata, or
+    from ``pyproject.toml`` beside the package when it is imported from a source tree."""
+    from importlib import metadata
+    from pathlib import Path
+    import re
+
+    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    if pyproject.is_file():                 # a source tree (an editable install included)
+        m = re.search(r'^version\s*=\s*"([^"]+)"', pyproject.read_text(encoding="utf-8"), re.M)
+        if m:
+            return m.group(1)
+    try:
+        return metadata.version("seqrmt")
+    except metadata.PackageNotFoundError:   # pragma: no cover - neither installed nor a source tree
+        return "unknown"
+
+
+__version__ = _version()
