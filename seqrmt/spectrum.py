@@ -84,7 +84,7 @@ def mp_density(x: ArrayLike, ratio: float, scale: float = 1.0) -> np.ndarray:
 # depressed cubic u^3 - b u - 2 delta gamma = 0 (b = delta + gamma + delta gamma), which has
 # three real roots (b^3 >= 27 (delta gamma)^2 by AM-GM) given by the trigonometric formula.
 
-__all__ += ["bulk_density", "bulk_edges", "bulk_atom", "bulk_stieltjes", "bulk_moment", "BulkLaw",
+__all__ += ["bulk_density", "bulk_edges", "bulk_atom", "bulk_stieltjes", "bulk_moment", "SpectralLaw", "BulkLaw",
             "bulk_inverse_map", "bulk_critical_points"]
 
 
@@ -517,7 +517,74 @@ _GL_X, _GL_W = np.polynomial.legendre.leggauss(_GL_N)
 _GRADING_LEVELS = 48
 
 
-class BulkLaw:
+class SpectralLaw:
+    """Base of the book's spectral laws, in the manner of :class:`scipy.stats.rv_continuous`.
+
+    A law on ``[0, inf)``: an atom of mass :attr:`atom` at ``0`` and a continuous part.  A
+    subclass gives the law itself: :meth:`cdf`, :meth:`ppf`, :meth:`pdf`, :meth:`stieltjes`,
+    :meth:`moment` and :meth:`support`; what follows from them is written once, here: the
+    tail :meth:`tail_mass` (a subclass may compute it more accurately), the expected count
+    :meth:`expected_above`, the draws :meth:`rvs`, :meth:`mean` and :meth:`var`.
+    Subclasses: :class:`BulkLaw` (Theorem 1, large ``T``) and :class:`FiniteTBulkLaw` (fixed ``T``).
+    """
+
+    atom: float = 0.0
+
+    def support(self) -> tuple[float, float]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def cdf(self, x: ArrayLike) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def ppf(self, q: ArrayLike) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def pdf(self, x: ArrayLike) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def stieltjes(self, z: ArrayLike) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def moment(self, k: int) -> float:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def tail_mass(self, x: ArrayLike) -> np.ndarray:
+        """Mass strictly above ``x``, ``1 - cdf(x)`` (vectorized; ``0`` beyond a right edge)."""
+        return 1.0 - self.cdf(x)
+
+    def expected_above(self, x: ArrayLike, d: int) -> np.ndarray:
+        """Expected number of bulk eigenvalues above ``x`` in a ``d x d`` matrix whose spectrum
+        follows this law: ``d * tail_mass(x)`` (vectorized in ``x``; to first order in ``d``).
+
+        The criterion for a predicted outlier at ``x`` to stand clear of the bulk: a value well
+        below ``1`` means that at dimension ``d`` the bulk rarely reaches ``x``.  For
+        :class:`FiniteTBulkLaw` at ``T' >= 2`` a value below ``d * resolution`` is not resolved:
+        it only says that fewer than ``d * resolution`` eigenvalues are expected above ``x``.
+
+        Parameters
+        ----------
+        x : array_like
+            Real points (``+-inf`` allowed, NaN rejected).
+        d : int
+            Dimension ``>= 1``.
+        """
+        d = _checks.integer("d", d, minimum=1)
+        return d * self.tail_mass(x)
+
+    def rvs(self, size: int | tuple[int, ...] = 1, seed: int | np.random.Generator | None = None) -> np.ndarray:
+        """Independent draws by inverse-cdf sampling (the atom included)."""
+        return self.ppf(_checks.seed(seed).random(size))
+
+    def mean(self) -> float:
+        """``moment(1)`` (its exact value is ``kappa`` for both laws of the book)."""
+        return self.moment(1)
+
+    def var(self) -> float:
+        """``moment(2) - moment(1)^2`` (its exact value is ``kappa^2 (delta + gamma)``)."""
+        return self.moment(2) - self.moment(1) ** 2
+
+
+class BulkLaw(SpectralLaw):
     """The limiting bulk ``kappa (MP_delta boxtimes MP_gamma)`` of Theorem 1 as a distribution.
 
     A frozen-distribution object in the spirit of :mod:`scipy.stats`: an atom of mass
@@ -560,19 +627,6 @@ class BulkLaw:
         """``(left, right)`` of the continuous part (:func:`bulk_edges`)."""
         return self._left, self._right
 
-    def tail_mass(self, x: ArrayLike) -> np.ndarray:
-        """Mass strictly above ``x``, ``1 - cdf(x)`` (vectorized): ``0`` from the right edge on,
-        since this law has compact support.  Same interface as
-        :meth:`FiniteTBulkLaw.tail_mass`."""
-        return 1.0 - self.cdf(x)
-
-    def expected_above(self, x: ArrayLike, d: int) -> np.ndarray:
-        """``d * tail_mass(x)``: the expected number of bulk eigenvalues above ``x`` at dimension
-        ``d`` (to first order; ``0`` beyond the right edge).  Same interface as
-        :meth:`FiniteTBulkLaw.expected_above`."""
-        d = _checks.integer("d", d, minimum=1)
-        return d * self.tail_mass(x)
-
     def pdf(self, x: ArrayLike) -> np.ndarray:
         """Density of the continuous part (:func:`bulk_density`); the atom is not included."""
         return bulk_density(x, self.delta, self.gamma, self.kappa)
@@ -584,14 +638,6 @@ class BulkLaw:
     def moment(self, k: int) -> float:
         """Exact ``k``-th moment (:func:`bulk_moment`)."""
         return bulk_moment(k, self.delta, self.gamma, self.kappa)
-
-    def mean(self) -> float:
-        """``kappa``."""
-        return self.moment(1)
-
-    def var(self) -> float:
-        """``kappa^2 (delta + gamma)``."""
-        return self.moment(2) - self.moment(1) ** 2
 
     # -- quadrature in theta -----------------------------------------------------------
     def _x_of_theta(self, th: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -694,11 +740,6 @@ class BulkLaw:
                 act = act[~conv]
             out[m] = self._x_of_theta(th)[0]
         return out
-
-    def rvs(self, size: int | tuple[int, ...] = 1, seed: int | np.random.Generator | None = None) -> np.ndarray:
-        """Independent draws by inverse-cdf sampling (the atom included)."""
-        rng = _checks.seed(seed)
-        return self.ppf(rng.random(size))
 
 
 # ---------------------------------------------------------------------------
@@ -902,7 +943,7 @@ def _silverstein_solve(x: ArrayLike, eta_end: ArrayLike, t: np.ndarray, p: np.nd
     return G
 
 
-class FiniteTBulkLaw:
+class FiniteTBulkLaw(SpectralLaw):
     """The bulk of ``S`` at fixed ``T`` (d, V, N -> infinity, ``d/V -> delta``, ``d/N -> gamma``,
     ``T`` and ``w`` fixed): a generalized Marchenko-Pastur law (the law ``nu_T`` of the book's
     conjecture ``thm-fixed-T-bulk``, which rests on three named assumptions: convergence of the
@@ -1085,27 +1126,6 @@ class FiniteTBulkLaw:
         out = np.interp(xx, self._x, self._tail, left=1.0 - self.atom, right=0.0)
         return np.where(xx < 0.0, 1.0, np.clip(out, 0.0, 1.0))
 
-    def expected_above(self, x: ArrayLike, d: int) -> np.ndarray:
-        """Expected number of bulk eigenvalues above ``x`` in a ``d x d`` matrix whose spectrum
-        follows this law: ``d * tail_mass(x)`` (vectorized in ``x``).
-
-        To first order in ``d`` (the empirical spectral distribution of ``d`` eigenvalues
-        has mean close to the law); it is the criterion for a predicted outlier at ``x`` to
-        stand clear of a bulk without a right edge: a value well below ``1`` means that at
-        dimension ``d`` the bulk rarely reaches ``x``.  At ``T' >= 2`` a value below
-        ``d * resolution`` (:attr:`resolution`) is not resolved: it only says that fewer than
-        ``d * resolution`` eigenvalues are expected above ``x``.
-
-        Parameters
-        ----------
-        x : array_like
-            Real points (``+-inf`` allowed, NaN rejected).
-        d : int
-            Dimension ``>= 1``.
-        """
-        d = _checks.integer("d", d, minimum=1)
-        return d * self.tail_mass(x)
-
     def pdf(self, x: ArrayLike) -> np.ndarray:
         """Density of the continuous part, ``-Im G(x + i0)/pi`` (the atom is not included)."""
         xx = _checks.real_array("x", x)
@@ -1133,10 +1153,6 @@ class FiniteTBulkLaw:
         x = np.interp(qq - self.atom, self._cum[keep], self._x[keep])
         return np.where(qq <= self.atom, 0.0 if self.atom > 0 else self._left, x)
 
-    def rvs(self, size: int | tuple[int, ...] = 1, seed: int | np.random.Generator | None = None) -> np.ndarray:
-        """Independent draws by inverse-cdf sampling (the atom included)."""
-        return self.ppf(_checks.seed(seed).random(size))
-
     def stieltjes(self, z: ArrayLike) -> np.ndarray:
         """``G(z) = int dnu(x)/(z - x)`` (atom included); for real ``z`` the value ``G(z + i0)``."""
         zz = _checks.complex_array("z", z)
@@ -1152,14 +1168,6 @@ class FiniteTBulkLaw:
             return 1.0
         mid = (self._x[1:] + self._x[:-1]) / 2.0
         return float(np.sum(mid**k * np.diff(self._cum)))
-
-    def mean(self) -> float:
-        """Mean by quadrature (its exact value is ``kappa``)."""
-        return self.moment(1)
-
-    def var(self) -> float:
-        """Variance by quadrature (its exact value is ``kappa^2 (delta + gamma)``)."""
-        return self.moment(2) - self.moment(1) ** 2
 
 
 _LAW_CACHE: dict = {}
