@@ -606,16 +606,18 @@ def test_page_works_from_disk(browser, built_site, page_name) -> None:
 #: Budgets on the slow phone link (site_checks.SLOW_PHONE: 1.6 Mbit/s, 150 ms round
 #: trip, CPU slowed 4x), cold cache (a first visit), the site served as a static host
 #: serves it (gzip): first contentful paint, largest contentful paint, and total
-#: blocking time (long tasks after the first paint until the page is quiet; a chapter
-#: typeset by MathJax in the browser blocked for 9-10 s, one typeset at build time for
-#: 0.3-0.4 s).
+#: blocking time (long tasks after the first paint until the page is quiet).  A chapter
+#: typeset by MathJax in the browser blocked for 9-10 s; typeset at build time, chapter 3
+#: (the longest page, 36,000 elements) blocks for 0.83-0.94 s on an idle 2-core machine and
+#: 1.3-2.0 s with both cores busy (the layout of the whole page), so the budget, 1.5 s,
+#: separates the two by a factor of six with room for a loaded machine.
 FCP_BUDGET_MS = 5_000
 LCP_BUDGET_MS = 4_000
-TBT_BUDGET_MS = 1_200
+TBT_BUDGET_MS = 1_500
 #: Attempts per page; the best value of each measure counts.  Other processes on a busy
 #: machine only ever add time (CPU throttling multiplies whatever slowdown the load
 #: causes), so the best of a few cold visits is the measurement of the page itself.
-FCP_ATTEMPTS = 3
+FCP_ATTEMPTS = 5
 
 
 def _fcp_pages() -> list[str]:
