@@ -1421,4 +1421,29 @@ def load_fixed_T_spike_correlated() -> tuple[list[dict], dict]:
     return _load("fixed_T_spike_correlated.csv")
 
 
-__all__ += ["load_fixed_T_spike_correlated"]
+def fixed_T_setting(row: dict) -> tuple[np.ndarray, np.ndarray]:
+    """The weights and sign correlation ``(w, R)`` of a row of :func:`load_fixed_T_spike_correlated`.
+
+    ``R``: :func:`seqrmt.markov_correlation` (``R = "markov"``, ``rho = R_par``) or
+    :func:`seqrmt.prefix_correlation` (``R = "prefix"``, ``L = R_par``) at the row's ``T``;
+    ``w``: the weights named by the row (:func:`seqrmt.named_weights`), or, for a row of
+    kind ``"validity"``, the weights written out in it.
+    """
+    from .attention import named_weights
+    from .model import markov_correlation, prefix_correlation
+    if not isinstance(row, dict) or not {"T", "R", "R_par", "weights"} <= row.keys():
+        raise ValueError("row must be a row of load_fixed_T_spike_correlated() "
+                         "(a dict with T, R, R_par and weights)")
+    T = _checks.integer("T", row["T"], minimum=1)
+    if row["R"] == "markov":
+        R = markov_correlation(T, row["R_par"])
+    elif row["R"] == "prefix":
+        R = prefix_correlation(T, int(row["R_par"]))
+    else:
+        raise ValueError(f"row['R'] must be 'markov' or 'prefix', got {row['R']!r}")
+    if row.get("kind") == "validity":
+        return np.array([float(v) for v in str(row["weights"]).split()]), R
+    return named_weights(row["weights"], R), R
+
+
+__all__ += ["load_fixed_T_spike_correlated", "fixed_T_setting"]

@@ -67,15 +67,7 @@ def test_large_T_formula_misses_where_fixed_T_agrees(iid_rows, T, ratio):
 
 # ------------------------------------------------------------- correlated positions (stored)
 
-def _stored_setting(row):
-    T = int(row["T"])
-    R = (sr.markov_correlation(T, row["R_par"]) if row["R"] == "markov"
-         else sr.prefix_correlation(T, int(row["R_par"])))
-    if row["kind"] == "validity":
-        w = np.array([float(v) for v in str(row["weights"]).split()])
-    else:
-        w = {"mean": sr.mean_weights, "causal": sr.causal_weights}[row["weights"]](T)
-    return w, R
+_stored_setting = sr.fixed_T_setting
 
 
 @pytest.fixture(scope="module")

@@ -519,7 +519,7 @@ def spikes_fixed_T_vs_T(*, rows=None, Ts=(1, 2, 4, 8, 16, 32, 64), settings=None
     """
     from ..attention import mean_weights
     from ..model import markov_correlation
-    from ..spikes import finite_T_spike, load_fixed_T_spike_correlated
+    from ..spikes import finite_T_spike, fixed_T_setting, load_fixed_T_spike_correlated
     if rows is None:
         rows = load_fixed_T_spike_correlated()[0]
     rows = [r for r in rows if r["kind"] == "spike"]
@@ -553,8 +553,7 @@ def spikes_fixed_T_vs_T(*, rows=None, Ts=(1, 2, 4, 8, 16, 32, 64), settings=None
     sim_t, sim_l, sim_le, sim_o, sim_oe = [], [], [], [], []
     for r in rows:
         T = int(r["T"])
-        R = markov_correlation(T, r["R_par"]) if r["R"] == "markov" else prefix_correlation(T, int(r["R_par"]))
-        w = named_weights(r["weights"], R)
+        w, R = fixed_T_setting(r)
         pl = predict(r["delta"], r["gamma"], w, R, r["beta"])
         sim_t.append(T)
         sim_l.append(100.0 * (r["lambda_sim"] / pl.sample_outlier - 1.0))
