@@ -93,7 +93,7 @@ def test_fixed_T_figures():
     assert any("atom" in t.get_text() for t in ax.texts)
     labels = legend_texts(ax1)
     dist = {lab.split(":")[0]: float(lab.rsplit(" ", 1)[1]) for lab in labels}
-    assert dist["fixed-T law"] < dist["Theorem 1"]      # at T = 1 Theorem 1 misses the atom by 0.25
+    assert dist["fixed-T law"] < dist["paper's Thm 1"]      # at T = 1 the paper's Theorem 1 misses the atom by 0.25
     fig = srp.bulk_fixed_T_convergence_figure(Ts=(1, 4))
     assert len(fig.axes) == 2 and all(_labelled(a) for a in fig.axes)
     assert len(fig.axes[0].lines) == 3                  # one curve per T and the zero line

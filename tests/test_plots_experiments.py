@@ -46,7 +46,7 @@ def test_spectra(kw):
         edges = np.r_[left, left[-1] + width[-1]]
         dens, _ = np.histogram(sim.eigenvalues, bins=edges, density=True)
         np.testing.assert_allclose([r.get_height() for r in ax.patches], dens, rtol=1e-12, atol=1e-15)
-        bulk = _line(ax, "bulk (Thm. 1)")
+        bulk = _line(ax, "bulk (paper's Thm 1)")
         np.testing.assert_allclose(bulk.get_ydata(), sr.bulk_density(bulk.get_xdata(), d / V, d / N, p.kappa),
                                    rtol=1e-12)
         for pred, label in ((p, "outlier, finite table"), (pi, "outlier, idealized")):

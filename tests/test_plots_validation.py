@@ -143,7 +143,7 @@ def test_bulk_T_plots_both_distances(fs_rows):
     for d in sorted({r["d"] for r in bT}):
         s = sorted((r for r in bT if r["d"] == d), key=lambda r: r["T"])
         bars = {c.get_label(): c.lines[0] for c in axes[0].containers}
-        np.testing.assert_array_equal(bars[f"Theorem 1, $d = {d}$"].get_ydata(), [r["empirical"] for r in s])
+        np.testing.assert_array_equal(bars[f"paper's Thm 1, $d = {d}$"].get_ydata(), [r["empirical"] for r in s])
         if all(isinstance(r.get("ks_fixed_T"), float) for r in s):
             np.testing.assert_array_equal(bars[f"fixed-$T$ law, $d = {d}$"].get_ydata(),
                                           [r["ks_fixed_T"] for r in s])

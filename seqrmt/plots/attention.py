@@ -309,7 +309,7 @@ def attention_spectrum(*, d: int = 400, delta: float = 0.5, gamma: float = 0.5,
             if p.sample_outlier is not None else "no predicted outlier")
     return set_alt(fig, f"Histogram of the eigenvalues of S when every sequence is pooled by real causal "
                         f"attention (d = {lam.size}, τ = {fmt(tau)}, δ = {fmt(data['delta'], 2)}, "
-                        f"γ = {fmt(data['gamma'], 2)}, β = {fmt(beta)}) with the Theorem 1 bulk density "
+                        f"γ = {fmt(data['gamma'], 2)}, β = {fmt(beta)}) with the bulk density of the paper's Theorem 1 "
                         f"(right edge {fmt(p.bulk_edge)}): top eigenvalue {fmt(lam[0])}, {pred}.")
 
 

@@ -175,7 +175,7 @@ def bulk_density_figure(delta: float = 0.5, gamma: float = 0.5, kappa: float = 1
                f"{fmt(mp_edges(delta)[1] * kappa)} (vocabulary, δ) and {fmt(mp_edges(gamma)[1] * kappa)} "
                f"(sample, γ)." if show_factors else "")
     atom_txt = f" An arrow marks the atom of mass {fmt(atom)} at zero." if atom > 0 else " There is no atom at zero."
-    return set_alt(fig, f"Density of the bulk κ(MP δ ⊠ MP γ) of Theorem 1 at δ = {fmt(delta)}, "
+    return set_alt(fig, f"Density of the bulk κ(MP δ ⊠ MP γ) of the paper's Theorem 1 at δ = {fmt(delta)}, "
                         f"γ = {fmt(gamma)}, κ = {fmt(kappa)}: supported between the dashed edges "
                         f"{fmt(left)} and {fmt(right)}, highest near λ = {fmt(peak, 2)}.{factors}{atom_txt}")
 
@@ -285,7 +285,7 @@ def bulk_simulation_figure(delta: float = 0.5, gamma: float = 0.5, T: int = 8, w
     measured = _hist_continuous(ax, lam, np.linspace(0, xmax, 60), color=SIM_COLOR,
                                 label=f"eigenvalues of $S_c$ (d={d}, V={V}, N={N})")
     x = np.linspace(0, xmax, 1000)[1:]
-    ax.plot(x, law.pdf(x), color=THEORY_COLOR, lw=1.7, label="Theorem 1")
+    ax.plot(x, law.pdf(x), color=THEORY_COLOR, lw=1.7, label="paper's Theorem 1")
     _mark_edges(ax, left, right)
     ax.set_xlim(-0.02 * xmax, xmax)
     top = min(1.25 * float(law.pdf(np.linspace(left, right, 400)[1:-1]).max()), 2.5 / k)
@@ -299,7 +299,7 @@ def bulk_simulation_figure(delta: float = 0.5, gamma: float = 0.5, T: int = 8, w
                 f"eigenvalues {fmt(measured)}." if law.atom > 0 else "")
     return set_alt(fig, f"Histogram of the eigenvalues of the centered S (d = {d}, V = {V}, N = {N}, T = {T}, "
                         f"{weights} weights, κ = {fmt(k)}, δ = {fmt(delta)}, γ = {fmt(gamma)}) against the "
-                        f"Theorem 1 density between the dashed edges {fmt(left)} and {fmt(right)}: largest "
+                        f"density of the paper's Theorem 1 between the dashed edges {fmt(left)} and {fmt(right)}: largest "
                         f"eigenvalue {fmt(lam.max())}, Kolmogorov distance {ks:.3f}.{atom_txt}")
 
 
@@ -369,7 +369,7 @@ def bulk_token_count_figure(delta: float = 0.5, gamma: float = 0.5, Ts=(1, 8), *
         emp = np.arange(1, x.size + 1) / x.size
         ax1.plot(x, emp - law.cdf(x), color=col, lw=1.3, label=f"T={T}: distance {ks:.3f}")
     grid = np.linspace(0, xmax, 800)[1:]
-    ax.plot(grid, law.pdf(grid), color=THEORY_COLOR, lw=1.8, label="Theorem 1")
+    ax.plot(grid, law.pdf(grid), color=THEORY_COLOR, lw=1.8, label="paper's Theorem 1")
     ax.set_ylim(0, None)
     ax1.axhline(0, color=THEORY_COLOR, lw=1)
     ax1.set_xlim(0, xmax)
@@ -382,7 +382,7 @@ def bulk_token_count_figure(delta: float = 0.5, gamma: float = 0.5, Ts=(1, 8), *
     return set_alt(fig, f"Top: histograms of the rescaled eigenvalues λ/κ of the centered S (d = {d}, "
                         f"δ = {fmt(delta)}, γ = {fmt(gamma)}, mean pooling) for T = "
                         + ", ".join(str(T) for T in Ts)
-                        + " against the Theorem 1 density. Bottom: empirical minus theoretical distribution "
+                        + " against the density of the paper's Theorem 1. Bottom: empirical minus theoretical distribution "
                           "functions; Kolmogorov distances "
                         + ", ".join(f"{ks:.3f} at T = {T}" for T, ks in zip(Ts, dists)) + ".")
 
@@ -431,14 +431,14 @@ def bulk_fixed_T_figure(delta: float = 1.5, gamma: float = 1.5, T: int = 2, weig
     measured = _hist_continuous(ax, lam, np.linspace(0, xmax, 70), color=SIM_COLOR,
                                 label=f"eigenvalues of $S_c$\n({lam.size} pooled)")
     x = np.linspace(0, xmax, 800)[1:]
-    ax.plot(x, thm1.pdf(x), color=IDEAL_COLOR, ls="--", lw=1.6, label="Theorem 1\n(large T)")
+    ax.plot(x, thm1.pdf(x), color=IDEAL_COLOR, ls="--", lw=1.6, label="paper's Theorem 1\n(large T)")
     ax.plot(x, fixed.pdf(x), color=THEORY_COLOR, lw=1.7, label="fixed-T law")
     ax.set_xlim(-0.02 * xmax, xmax)
     inner = np.linspace(0.1 * xmax, xmax, 300)
     ax.set_ylim(0, max(1.3 * float(max(fixed.pdf(inner).max(), thm1.pdf(inner).max())),
                        1.05 * float(max(ax.patches[0].get_data()[0].max(), 0.0))))
     (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
-    ax.annotate(f"atom at 0\nTheorem 1: {thm1.atom:.3f}\nfixed T: {fixed.atom:.3f}\nsimulated: {measured:.3f}",
+    ax.annotate(f"atom at 0\npaper's Thm 1: {thm1.atom:.3f}\nfixed T: {fixed.atom:.3f}\nsimulated: {measured:.3f}",
                 xy=(0, y0 + 0.02 * (y1 - y0)), xytext=(x0 + 0.5 * (x1 - x0), y0 + 0.35 * (y1 - y0)),
                 fontsize="small", bbox=dict(boxstyle="round", fc="white", ec="0.7", alpha=0.9),
                 arrowprops=dict(arrowstyle="->", color=THEORY_COLOR, lw=1))
@@ -446,7 +446,7 @@ def bulk_fixed_T_figure(delta: float = 1.5, gamma: float = 1.5, T: int = 2, weig
     srt = np.sort(np.where(lam < _ZERO_TOL * lam.max(), 0.0, lam))
     emp = np.searchsorted(srt, srt, side="right") / srt.size      # right-continuous, ties counted
     ax1.plot(srt, emp - thm1.cdf(srt), color=IDEAL_COLOR, ls="--", lw=1.4,
-             label=f"Theorem 1:\ndistance {ks1:.3f}")
+             label=f"paper's Thm 1:\ndistance {ks1:.3f}")
     ax1.plot(srt, emp - fixed.cdf(srt), color=THEORY_COLOR, lw=1.4, label=f"fixed-T law:\ndistance {ksT:.3f}")
     ax1.axhline(0, color="gray", lw=0.7)
     ax1.set_xlim(-0.02 * xmax, xmax)
@@ -458,10 +458,10 @@ def bulk_fixed_T_figure(delta: float = 1.5, gamma: float = 1.5, T: int = 2, weig
     legend_right(ax1)
     return set_alt(fig, f"Top: histogram of {lam.size} pooled eigenvalues of the centered S (δ = {fmt(delta)}, "
                         f"γ = {fmt(gamma)}, T = {T}, {weights} weights, d = {d}) with the fixed-T density "
-                        f"(solid) and the Theorem 1 density (dashed); atom at zero {fmt(thm1.atom)} for "
-                        f"Theorem 1, {fmt(fixed.atom)} for the fixed-T law, {fmt(measured)} simulated. "
+                        f"(solid) and the density of the paper's Theorem 1 (dashed); atom at zero {fmt(thm1.atom)} for "
+                        f"the paper's Theorem 1, {fmt(fixed.atom)} for the fixed-T law, {fmt(measured)} simulated. "
                         f"Bottom: empirical minus theoretical distribution functions; Kolmogorov distance "
-                        f"{ks1:.3f} to Theorem 1 and {ksT:.3f} to the fixed-T law.")
+                        f"{ks1:.3f} to the paper's Theorem 1 and {ksT:.3f} to the fixed-T law.")
 
 
 def bulk_fixed_T_convergence_figure(delta: float = 1.5, gamma: float = 1.5, Ts=(1, 2, 4, 8, 16, 64),
@@ -498,14 +498,14 @@ def bulk_fixed_T_convergence_figure(delta: float = 1.5, gamma: float = 1.5, Ts=(
         ax1.plot(*zip(*pos), "s--", color=SIM_COLOR, label=r"atom$_T$ $-$ atom")
     ax1.set_xscale("log", base=2)
     ax1.set_yscale("log")
-    finish(ax0, xlabel=r"$\lambda/\kappa$", ylabel=r"$F_T - F$ (Theorem 1)",
+    finish(ax0, xlabel=r"$\lambda/\kappa$", ylabel=r"$F_T - F$ (paper's Thm 1)",
            title=f"$\\delta$={delta:g}, $\\gamma$={gamma:g}, {weights} weights", legend=False)
-    finish(ax1, xlabel="sequence length T", ylabel="distance to Theorem 1", title="convergence as T grows",
+    finish(ax1, xlabel="sequence length T", ylabel="distance to paper's Thm 1", title="convergence as T grows",
            legend=False)
     legend_right(ax0)
     legend_right(ax1)
     return set_alt(fig, f"Top: difference between the distribution functions of the fixed-T law and of "
-                        f"Theorem 1 against λ/κ (δ = {fmt(delta)}, γ = {fmt(gamma)}, {weights} weights) for "
+                        f"the paper's Theorem 1 against λ/κ (δ = {fmt(delta)}, γ = {fmt(gamma)}, {weights} weights) for "
                         f"T = " + ", ".join(str(T) for T in Ts) + ". Bottom, on log scales: the largest "
                         "difference against T, " + ", ".join(f"{fmt(dv, 2)} at T = {T}" for T, dv in zip(Ts, dist))
                         + "; and the excess atom at zero, "

@@ -91,7 +91,7 @@ def experiments_spectra(*, d: int = 400, delta: float = 0.5, gamma: float = 0.5,
         counts, _, _ = ax.hist(lam, bins=edges, density=True, color=SIM_COLOR, alpha=0.8, label="simulation")
         x = np.linspace(0, hi, 500)
         ax.plot(x, sr.bulk_density(x, dv, gv, p.kappa), color=THEORY_COLOR, lw=1.4,
-                label="bulk (Thm. 1)")
+                label="bulk (paper's Thm 1)")
         if p.sample_outlier is not None:
             ax.axvline(p.sample_outlier, color=WEIGHT_COLORS[name], lw=2, label="outlier, finite table")
         if pi.sample_outlier is not None:
@@ -110,8 +110,8 @@ def experiments_spectra(*, d: int = 400, delta: float = 0.5, gamma: float = 0.5,
         finish(ax, xlabel=r"$\lambda$", ylabel="density", title=title, legend=False)
         alt.append(f"{name} weights (α/κ = {p.alpha / p.kappa:.2f}): bulk up to {fmt(p.bulk_edge)}, top "
                    f"eigenvalue {fmt(lam[0])}, "
-                   + (f"predicted outlier {fmt(p.sample_outlier)} exact" if p.sample_outlier is not None
-                      else "no outlier predicted by the exact theory")
+                   + (f"predicted outlier {fmt(p.sample_outlier)} by the finite-table theory" if p.sample_outlier is not None
+                      else "no outlier predicted by the finite-table theory")
                    + (f" and {fmt(pi.sample_outlier)} idealized" if pi.sample_outlier is not None
                       else ", none by the idealized one")
                    + f", alignment {sim.overlaps[0]:.2f} simulated vs {p.overlap:.2f} predicted")
@@ -121,7 +121,7 @@ def experiments_spectra(*, d: int = 400, delta: float = 0.5, gamma: float = 0.5,
                  fontsize="medium")
     return set_alt(fig, f"Eigenvalue histograms of the centered S, one panel per weighting (d = {d}, "
                         f"δ = {fmt(dv, 2)}, γ = {fmt(gv, 2)}, β = {fmt(beta)}, prefix model T = {T}, L = {L}), "
-                        f"with the Theorem 1 bulk density and the predicted outliers. " + "; ".join(alt) + ".")
+                        f"with the bulk density of the paper's Theorem 1 and the predicted outliers. " + "; ".join(alt) + ".")
 
 
 # --------------------------------------------------------------------------- (b) alignment
@@ -200,7 +200,7 @@ def experiments_alignment(*, d: int = 300, delta: float = 0.5, gamma: float = 0.
     alt = []
     for i, (ax, name) in enumerate(zip(axes, names)):
         r = data[name]
-        alt.append(f"{name} (α/κ = {r['alpha_over_kappa']:.2f}): critical β {r['beta_c']:.2f} exact and "
+        alt.append(f"{name} (α/κ = {r['alpha_over_kappa']:.2f}): critical β {r['beta_c']:.2f} finite table and "
                    f"{r['beta_c_ideal']:.2f} idealized; at β = {fmt(data['betas'][-1])} simulated "
                    f"{r['mean'][-1]:.2f}, finite-table {r['exact'][-1]:.2f}, idealized {r['ideal'][-1]:.2f}")
         ax.plot(data["beta_grid"], r["exact_grid"], color=THEORY_COLOR, lw=1.8,
@@ -213,7 +213,7 @@ def experiments_alignment(*, d: int = 300, delta: float = 0.5, gamma: float = 0.
         ax.axvline(r["beta_c"], color=THEORY_COLOR, ls=":", lw=1.2)
         if r["beta_c_ideal"] <= data["beta_grid"][-1]:
             ax.axvline(r["beta_c_ideal"], color=IDEAL_COLOR, ls=":", lw=1.2)
-        ax.text(0.97, 0.04, fr"$\beta_c$ = {r['beta_c']:.2f} (exact)" "\n"
+        ax.text(0.97, 0.04, fr"$\beta_c$ = {r['beta_c']:.2f} (fin. table)" "\n"
                 fr"$\beta_c$ = {r['beta_c_ideal']:.2f} (ideal.)", transform=ax.transAxes,
                 ha="right", va="bottom", fontsize="x-small")
         ax.set_ylim(-0.02, 1.0)
@@ -225,7 +225,7 @@ def experiments_alignment(*, d: int = 300, delta: float = 0.5, gamma: float = 0.
     return set_alt(fig, f"Squared alignment of the top eigenvector of the centered S with the signal against β "
                         f"from {fmt(data['betas'][0])} to {fmt(data['betas'][-1])} (d = {data['d']}, "
                         f"δ = {fmt(data['delta'], 2)}, γ = {fmt(data['gamma'], 2)}), one panel per weighting: "
-                        f"simulated means ({data[names[0]]['n']} seeds) with exact and idealized theory curves. "
+                        f"simulated means ({data[names[0]]['n']} seeds) with finite-table and idealized theory curves. "
                         + "; ".join(alt) + ".")
 
 

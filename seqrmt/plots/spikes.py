@@ -171,7 +171,7 @@ def spikes_spectrum(*, beta: float = 1.0, delta: float = 0.5, gamma: float = 0.2
                  fontsize="small")
     return set_alt(fig, f"Histogram of the eigenvalues of one simulated {'centered' if centered else 'uncentered'} "
                         f"S (d = {d}, prefix model T = {T}, L = {L}) with {weights} weights at β = {fmt(beta)}, "
-                        f"δ = {fmt(delta)}, γ = {fmt(gamma)}, and the bulk density of Theorem 1: "
+                        f"δ = {fmt(delta)}, γ = {fmt(gamma)}, and the bulk density of the paper's Theorem 1: "
                         + _spectrum_alt(sim, exact, ideal) + ".")
 
 

@@ -215,8 +215,9 @@ def validation_mean_spike(*, rows=None):
     ax.plot([0, v.max() * 1.1], [0, v.max() * 1.1], "--", color=MEAN_SPIKE_COLOR, lw=0.8)
     ax.set_xlim(0, None)
     ax.set_ylim(0, None)
-    ax.text(0.05, 0.92, "top eigenvector = vocabulary mean", transform=ax.transAxes, fontsize="x-small",
-            color=MEAN_SPIKE_COLOR)
+    # above the diagonal (a white box: the diagonal runs under the words)
+    ax.text(0.05, 0.92, "above: top eigenvector = vocabulary mean", transform=ax.transAxes, fontsize="x-small",
+            color=MEAN_SPIKE_COLOR, bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1.5))
     finish(ax, xlabel="predicted signal eigenvalue (or bulk edge)", ylabel="predicted mean outlier", legend=False)
     legend_right(ax, fontsize="x-small")
     emp = np.array([r["empirical"] for r in sel])
@@ -305,7 +306,7 @@ def validation_bulk_T(*, rows=None):
     for g, d in zip(greys, ds):
         s = sorted((r for r in rows if r["d"] == d), key=lambda r: r["T"])
         axes[0].errorbar([r["T"] for r in s], [r["empirical"] for r in s], yerr=[r["sem"] for r in s],
-                         fmt="o-", color=str(g), label=f"Theorem 1, $d = {d}$")
+                         fmt="o-", color=str(g), label=f"paper's Thm 1, $d = {d}$")
         f = [r for r in s if _has(r, "ks_fixed_T")]
         if f:
             axes[0].errorbar([r["T"] for r in f], [r["ks_fixed_T"] for r in f],
@@ -345,11 +346,11 @@ def validation_bulk_T(*, rows=None):
                  rf"$\delta = {r0['delta']:.2g}$, $\gamma = {r0['gamma']:.2g}$", fontsize="medium")
     big = [r for r in rows if r["d"] == ds[-1]]
     per_T = "; ".join(
-        f"T = {r['T']}: {fmt(r['empirical'], 2)} to Theorem 1"
+        f"T = {r['T']}: {fmt(r['empirical'], 2)} to the paper's Theorem 1"
         + (f", {fmt(r['ks_fixed_T'], 2)} to the fixed-T law" if _has(r, "ks_fixed_T") else "")
         for r in sorted(big, key=lambda r: r["T"]))
     return set_alt(fig, f"Kolmogorov distance of the simulated bulk (mean pooling, R = I, β = 0, "
-                        f"δ = {fmt(r0['delta'], 2)}, γ = {fmt(r0['gamma'], 2)}) to the Theorem 1 law and to the "
+                        f"δ = {fmt(r0['delta'], 2)}, γ = {fmt(r0['gamma'], 2)}) to the paper's Theorem 1 law and to the "
                         f"fixed-T law. Top: against the sequence length T = " + ", ".join(map(str, Ts))
                         + ", one shade per d = " + ", ".join(map(str, ds)) + f", log scales. Bottom: against d, one "
                         f"colour per T, with a 1/d reference. At d = {ds[-1]}: " + per_T + ".")
@@ -467,7 +468,7 @@ def validation_bulk_histogram(*, T: int = 1, d: int = 400, delta: float = 0.5, g
     finish(axes[1], xlabel=r"$\lambda$", ylabel="distribution function",
            title=f"Kolmogorov distance $D = {D:.3f}$")
     return set_alt(fig, f"Simulated spectrum of the centered S for mean pooling over T = {T} independent positions "
-                        f"(d = {d}, δ = {fmt(delta)}, γ = {fmt(gamma)}, β = 0) against the Theorem 1 bulk law with "
+                        f"(d = {d}, δ = {fmt(delta)}, γ = {fmt(gamma)}, β = 0) against the paper's Theorem 1 bulk law with "
                         f"support {fmt(left)} to {fmt(right)}. Top: histogram and density, largest simulated "
                         f"eigenvalue {fmt(lam[0])}. Bottom: empirical and theoretical distribution functions; "
                         f"Kolmogorov distance {D:.3f}.")
@@ -528,15 +529,16 @@ def validation_transition(*, R: str = "prefix", weights: str = "mean", delta: fl
             ax.axvline(bp, color=THEORY_COLOR, lw=0.8, ls=":")
     finish(axes[0], xlabel=r"$\beta = \|\mu\|^2$", ylabel=r"$|\hat u^\top u|^2$",
            title=rf"{R}, {weights} weights, $\delta = {dl:.2g}$, $\gamma = {gm:.2g}$, centered $S$" "\n"
-                 rf"$\beta_c$ = {bs:.2f} (exact), {bsi:.2f} (idealized)", legend=False)
+                 rf"$\beta_c$ = {bs:.2f} (finite table), {bsi:.2f} (idealized)"
+                 + (rf"; population {bp:.2f} (dotted)" if bp > 0 else ""), legend=False)
     finish(axes[1], xlabel=r"$\beta = \|\mu\|^2$", ylabel=r"signal eigenvalue $\lambda$", legend=False)
     legend_below(fig, axes[0], ncols=2)
     return set_alt(fig, f"Across the transitions, {R} correlation, {weights} weights, δ = {fmt(dl, 2)}, γ = {fmt(gm, 2)}, "
-                        f"centered S, β from 0 to {fmt(bmax, 2)}; critical β {bs:.2f} (exact) and {bsi:.2f} "
-                        f"(idealized). Top: squared cosine with μ, at β = {fmt(betas[-1], 2)} simulated "
-                        f"{ov.mean(0)[-1]:.2f} (d = {d}, {seeds} seeds), exact {ex.overlap[-1] * frac[-1]:.2f}, "
+                        f"centered S, β from 0 to {fmt(bmax, 2)}; critical β {bs:.2f} (finite table) and {bsi:.2f} "
+                        f"(idealized)" + (f", population threshold {bp:.2f} dotted" if bp > 0 else "") + ". Top: squared cosine with μ, at β = {fmt(betas[-1], 2)} simulated "
+                        f"{ov.mean(0)[-1]:.2f} (d = {d}, {seeds} seeds), finite-table {ex.overlap[-1] * frac[-1]:.2f}, "
                         f"idealized {idl.overlap[-1]:.2f}. Bottom: signal eigenvalue, at β = {fmt(betas[-1], 2)} "
-                        f"simulated {fmt(lam1.mean(0)[-1])}, exact {fmt(ex.sample_location[-1])}, idealized "
+                        f"simulated {fmt(lam1.mean(0)[-1])}, finite-table {fmt(ex.sample_location[-1])}, idealized "
                         f"{fmt(idl.sample_location[-1])}.")
 
 

@@ -357,6 +357,32 @@ def search_problems(page, base_url: str, terms=SEARCH_TERMS, timeout_ms: int = 3
     return problems
 
 
+def search_field_problems(page, base_url: str, page_name: str, term: str = "Stieltjes",
+                          timeout_ms: int = 30_000) -> list[str]:
+    """Search as a reader does: on ``page_name``, press the one search button that is
+    visible, type ``term`` into the field it opens and press Enter; the search page must
+    then list results.  ``page`` is a fresh Playwright page at the width to check."""
+    page.goto(f"{base_url}/{page_name}.html", wait_until="load", timeout=timeout_ms)
+    page.wait_for_load_state("networkidle", timeout=timeout_ms)
+    buttons = page.locator(".search-button__button:visible")
+    if buttons.count() != 1:
+        return [f"{page_name}: {buttons.count()} visible search buttons (one expected)"]
+    buttons.first.click()
+    field = page.locator("#pst-search-dialog input[name=q]")
+    try:
+        field.wait_for(state="visible", timeout=5_000)
+    except Exception:  # playwright's TimeoutError
+        return [f"{page_name}: the search button opened no search field"]
+    field.fill(term)
+    field.press("Enter")
+    page.wait_for_url("**/search.html?q=*", timeout=timeout_ms)
+    deadline = time.monotonic() + timeout_ms / 1000
+    while not page.evaluate(JS_SEARCH_DONE) and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+    found = page.evaluate(JS_SEARCH_RESULTS)
+    return [] if found["results"] else [f"search field, {term!r}: no result listed ({found['summary']!r})"]
+
+
 #: Where a panel is and whether a reader sees it: its box, its visibility, and whether the
 #: element at the centre of its box (what a click there reaches) belongs to it.
 JS_PANEL = """

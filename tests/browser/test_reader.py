@@ -126,6 +126,23 @@ def test_search_check_catches_a_broken_search(new_page, site_url):
     assert any("_ready" in p for p in problems), problems
 
 
+@pytest.mark.parametrize("width", [390, 1280])
+def test_search_field_finds_a_term(new_page, site_url, width):
+    """The visible search button (one per page), its field, Enter: results listed."""
+    problems = site_checks.search_field_problems(new_page(width), site_url, LIGHT_PAGE)
+    assert not problems, "\n".join(problems)
+
+
+def test_search_field_check_catches_a_second_button(new_page, site_url):
+    page = new_page(1280)
+    # planted: the theme's sidebar search field back beside the header's
+    _rewrite(page, f"**/{LIGHT_PAGE}.html", lambda html: html.replace(
+        '<nav class="bd-links bd-docs-nav', '<button class="btn search-button-field search-button__button">Search</button>'
+        '<nav class="bd-links bd-docs-nav', 1))
+    problems = site_checks.search_field_problems(page, site_url, LIGHT_PAGE)
+    assert any("2 visible search buttons" in p for p in problems), problems
+
+
 # ------------------------------------------------------------------ sidebar buttons
 @pytest.mark.parametrize("width", [390, 1280])
 def test_sidebar_buttons_open_their_panels(new_page, site_url, width):
