@@ -221,6 +221,21 @@ def _soup(path: Path):
     return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 
+#: A typeset formula (they do not nest); most of a chapter's markup is inside them.
+_FORMULA = re.compile(r"<mjx-container\b([^>]*)>.*?</mjx-container>", re.S)
+
+
+def _prose_soup(path: Path):
+    """:func:`_soup` with the formulas taken out before parsing, as :func:`article` takes them out
+    after it (display math dropped, an inline formula the word "formula"): the same text, parsed
+    in less than half the time."""
+    from bs4 import BeautifulSoup
+
+    html = _FORMULA.sub(lambda m: "" if 'display="true"' in m.group(1) else " formula ",
+                        path.read_text(encoding="utf-8"))
+    return BeautifulSoup(html, "html.parser")
+
+
 #: Not prose: code cells and their outputs, display math, scripts, the page's chrome and downloads.
 _NOT_PROSE = ("div.cell_input", "div.cell_output", "div.highlight", "pre", "script", "style",
               "div.math", "mjx-container[display=true]", "nav", "header", "footer",
@@ -388,10 +403,16 @@ def _reader_pages(site: Path) -> list[Path]:
 def test_prose_names_no_file_or_machine(site):
     bad = {}
     for page in _reader_pages(site):
-        found = developer_text(_soup(page))
+        found = developer_text(_prose_soup(page))
         if found:
             bad[page.name] = found
     assert not bad, bad
+
+
+def test_formulas_out_before_parsing_leave_the_same_prose(site):
+    page = _chapter_html(site, _built_chapter(site, "07_how_exact"))
+    text = [" ".join(article(soup).get_text(" ").split()) for soup in (_soup(page), _prose_soup(page))]
+    assert text[0] == text[1] and "formula" in text[0]
 
 
 def test_a_planted_path_is_caught(site):
