@@ -7,6 +7,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks
+from ._numerics import _ETA_RATIO, _compress, _silverstein_solve  # noqa: F401 (_ETA_RATIO importable from here as before)
 
 __all__ = ["mp_edges", "mp_density", "mp_stieltjes", "mp_stieltjes_derivative"]
 
@@ -878,71 +879,6 @@ def _token_gram_spectrum(ratio: float, w: tuple, n_tokens: int, block: int, seed
     return _H_CACHE[key]
 
 
-def _compress(t: np.ndarray, K: int, top: int = 0,
-              weights: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
-    """Atoms of the sorted sample ``t``: the ``top`` largest values kept one by one, the others
-    averaged in ``K`` consecutive groups of (nearly) equal size.  Returns ``(values, counts)``,
-    ``counts`` the number of sample points behind each atom (the mean of ``t`` is kept); with
-    ``weights`` (one per point of ``t``), also their sum over each group."""
-    if t.size <= K + top:
-        out = (t, np.ones(t.size))
-        return out if weights is None else out + (np.asarray(weights, dtype=float),)
-    n_low = t.size - top
-    idx = np.linspace(0, n_low, K + 1).round().astype(int)
-    sums = np.add.reduceat(t[:n_low], idx[:-1])
-    counts = np.diff(idx).astype(float)
-    out = (np.concatenate([sums / counts, t[n_low:]]), np.concatenate([counts, np.ones(top)]))
-    if weights is None:
-        return out
-    weights = np.asarray(weights, dtype=float)
-    return out + (np.concatenate([np.add.reduceat(weights[:n_low], idx[:-1]), weights[n_low:]]),)
-
-
-def _silverstein_solve(x: ArrayLike, eta_end: ArrayLike, t: np.ndarray, p: np.ndarray, c: float,
-                       U: float) -> np.ndarray:
-    """``G(x + i eta_end)`` solving Silverstein's equation ``z = 1/G + c sum_j p_j t_j/(1 - t_j G)``.
-
-    The Stieltjes transform of the spectrum of a sample covariance of dimension ``V`` from
-    ``d`` Gaussian samples, ``c = V/d``, whose population spectrum has atoms ``t_j`` of mass
-    ``p_j`` (:class:`FiniteTBulkLaw`).  Newton's method in ``G``, vectorized over ``x``, with
-    continuation from above the real axis: ``eta`` decreases geometrically (factor
-    ``_ETA_RATIO``) from ``10 U`` (where ``G ~ 1/z``; ``U`` bounds the support) to ``eta_end``,
-    a damped step never leaving ``Im G < 0`` (the physical root).
-    """
-    x = np.asarray(x, dtype=float)
-    eta_end = np.broadcast_to(np.asarray(eta_end, dtype=float), x.shape)
-    eta0 = np.maximum(10.0 * U, eta_end)
-    n_lev = int(np.ceil(np.log(np.max(eta0 / eta_end, initial=1.0)) / np.log(_ETA_RATIO))) + 1
-    G = 1.0 / (x + 1j * eta0)
-    for j in range(n_lev + 1):
-        eta = np.maximum(eta0 / _ETA_RATIO**j, eta_end)
-        z = x + 1j * eta
-        iters = 3 if j < n_lev else 40
-        active = np.ones(x.shape, dtype=bool)
-        for _ in range(iters):
-            if not active.any():
-                break
-            Ga, za = G[active], z[active]
-            q = t / (1.0 - np.multiply.outer(Ga, t))
-            F = 1.0 / Ga + c * (q @ p) - za
-            dF = -1.0 / Ga**2 + c * ((q * q) @ p)
-            with np.errstate(invalid="ignore", over="ignore"):
-                step = F / dF
-            step = np.where(np.isfinite(step), step, 0.5 * Ga)
-            new = Ga - step
-            for _h in range(30):          # stay in the lower half plane (physical root)
-                bad = ~(new.imag < 0) | ~np.isfinite(new)
-                if not bad.any():
-                    break
-                step = np.where(bad, step / 2, step)
-                new = Ga - step
-            G[active] = new
-            conv = np.abs(step) <= 1e-13 * np.abs(new)
-            idx = np.flatnonzero(active)
-            active[idx[conv]] = False
-    return G
-
-
 class FiniteTBulkLaw(SpectralLaw):
     """The bulk of ``S`` at fixed ``T`` (d, V, N -> infinity, ``d/V -> delta``, ``d/N -> gamma``,
     ``T`` and ``w`` fixed): a generalized Marchenko-Pastur law (the law ``nu_T`` of the book's
@@ -1171,7 +1107,6 @@ class FiniteTBulkLaw(SpectralLaw):
 
 
 _LAW_CACHE: dict = {}
-_ETA_RATIO = 4.0   # continuation: eta divided by this at each level
 
 
 def finite_T_bulk(delta: float, gamma: float, w: ArrayLike, **options) -> FiniteTBulkLaw:

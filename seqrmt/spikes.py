@@ -43,7 +43,7 @@ from . import _checks
 from .attention import alpha as _alpha
 from .attention import kappa as _kappa
 from .attention import sigma_w as _sigma_w
-from .spectrum import _compress
+from ._numerics import _compress, _phi_parts, _realized, _silverstein_solve
 
 __all__ = [
     "SpikeCurve",
@@ -92,24 +92,6 @@ class SpikeCurve:
     def overlap(self) -> np.ndarray:
         """Squared cosine of the sample spike eigenvector with the spike direction ``u_tilde``."""
         return self.population_overlap * self.sample_overlap
-
-
-def _phi_parts(theta, delta, gamma, kappa):
-    """lambda_pop, eta_pop, phi(l), phi'(l) where the population outlier exists.
-
-    Written in ``s = theta - delta kappa > 0`` to avoid cancellation:
-    ``lambda = theta + kappa theta / s``, ``eta_pop = 1 - delta kappa^2 / s^2``,
-    ``l G(l) - 1 = kappa / s`` and
-    ``A(l) = int t^2 / (l - t)^2 dH = kappa^2 ((1 + delta) s + 2 delta kappa) / (s (s^2 - delta kappa^2))``.
-    """
-    s = theta - delta * kappa
-    with np.errstate(over="ignore"):
-        lam = theta + kappa * theta / s
-        eta_pop = 1.0 - delta * kappa**2 / s**2
-        A = kappa**2 * ((1.0 + delta) * s + 2.0 * delta * kappa) / (s * (s**2 - delta * kappa**2))
-    phi = lam * (1.0 + gamma * kappa / s)
-    dphi = 1.0 - gamma * A
-    return lam, eta_pop, phi, dphi, A
 
 
 def spike_curve(theta: ArrayLike, delta: ArrayLike, gamma: ArrayLike,
@@ -283,41 +265,6 @@ def spike_norm2_variance(d: int, V: int, beta: float) -> float:
     V = _checks.integer("V", V, minimum=2, even=True)
     beta = _checks.nonnegative("beta", beta)
     return 2.0 * d / V**2 + 4.0 * beta / V
-
-
-def _realized(beta: float, delta: float, finite_table: bool, delta_norm2, spike_norm2,
-              zbar_norm2) -> tuple[float, float, float]:
-    """``(||mu + Delta||^2, cos^2(u_tilde, u), ||zbar||^2)`` used by :func:`predict`."""
-    given = {k: v for k, v in (("delta_norm2", delta_norm2), ("spike_norm2", spike_norm2),
-                               ("zbar_norm2", zbar_norm2)) if v is not None}
-    if not finite_table and given:
-        raise ValueError(f"realized table norms ({', '.join(given)}) need finite_table=True "
-                         "(the idealized statement has Delta = zbar = 0)")
-    n2 = None if delta_norm2 is None else _checks.nonnegative("delta_norm2", delta_norm2)
-    z2 = delta if zbar_norm2 is None else _checks.nonnegative("zbar_norm2", zbar_norm2)
-    if spike_norm2 is None:
-        s2 = beta + (delta if n2 is None else n2)
-        x = 0.0                                  # mu^T Delta at its mean
-    else:
-        s2 = _checks.nonnegative("spike_norm2", spike_norm2)
-        if n2 is None:
-            # least-squares estimate of mu^T Delta from ||mu + Delta||^2: the excess over
-            # beta + delta is shared between 2 mu^T Delta and ||Delta||^2 - delta in
-            # proportion to their variances 4 beta / V and 2 d / V^2, i.e. 2 beta : delta
-            x = beta * (s2 - beta - delta) / (2.0 * beta + delta)
-        else:
-            x = 0.5 * (s2 - beta - n2)           # exact: ||mu + Delta||^2 = beta + 2 x + ||Delta||^2
-            lo, hi = (np.sqrt(beta) - np.sqrt(n2)) ** 2, (np.sqrt(beta) + np.sqrt(n2)) ** 2
-            slack = 1e-9 * (beta + n2 + s2)
-            if not lo - slack <= s2 <= hi + slack:
-                raise ValueError(
-                    f"spike_norm2 = {s2} is not a possible ||mu + Delta||^2 for beta = {beta} and "
-                    f"delta_norm2 = {n2}: by Cauchy-Schwarz it must lie in [{lo:.6g}, {hi:.6g}]")
-    if beta > 0 and s2 > 0:
-        frac = min(1.0, max(0.0, (beta + x) ** 2 / (beta * s2)))
-    else:
-        frac = 0.0
-    return s2, frac, z2
 
 
 def predict(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, beta: float, *,
@@ -705,7 +652,6 @@ class _Measures:
 
     def H_of(self, x, eta=None):
         """``(H, H', G)`` at ``x + i eta`` (default ``eta = 1e-9 U``)."""
-        from .spectrum import _silverstein_solve
         x = np.asarray(x, dtype=float)
         t, p, r, c = self.t, self.p, self.r, self.c
         G = _silverstein_solve(x, 1e-9 * self.U if eta is None else eta, t, p, c, self.U)

@@ -103,9 +103,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks
-from .experiments import _eigh_top
+from ._numerics import _eigh_top, _token_matrix, blas_threads
 from .attention import WEIGHT_NAMES, kappa as _kappa, mean_weights, named_weights
-from .model import (copula_correlation, markov_correlation, prefix_correlation, sample_signs, sample_tokens, sizes, _token_matrix)
+from .model import (copula_correlation, markov_correlation, prefix_correlation, sample_signs, sample_tokens, sizes)
 from .spectrum import BulkLaw, finite_T_bulk
 from .spikes import critical_beta, predict, sample_threshold, spike_curve, spike_norm2_variance
 
@@ -544,31 +544,6 @@ def rejudge_shipped(path=None) -> tuple[list[dict], dict]:
     """The shipped atlas with its verdicts recomputed by :func:`judge` from its stored numbers."""
     rows, meta = (load_atlas() if path is None else read_csv(path))
     return judge(rows), meta
-
-
-# --------------------------------------------------------------------------- BLAS threads
-class blas_threads:
-    """Context manager limiting the BLAS/LAPACK libraries loaded in this process to ``n``
-    threads (no-op when ``n`` is None), through :func:`threadpoolctl.threadpool_limits`
-    (OpenBLAS, MKL, BLIS, ... portably).  The simulations here are many small products
-    and eigendecompositions, for which one thread is fastest, and much faster than
-    threaded BLAS on a busy machine."""
-
-    def __init__(self, n: int | None = 1):
-        self.n = None if n is None else _checks.integer("n", n)
-        self._limiter = None
-
-    def __enter__(self):
-        if self.n is not None:
-            from threadpoolctl import threadpool_limits
-            self._limiter = threadpool_limits(limits=self.n, user_api="blas")
-        return self
-
-    def __exit__(self, *exc):
-        if self._limiter is not None:
-            self._limiter.restore_original_limits()
-            self._limiter = None
-        return False
 
 
 # --------------------------------------------------------------------------- measurements
