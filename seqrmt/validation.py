@@ -106,7 +106,8 @@ from . import _checks
 from ._numerics import _eigh_top, _token_matrix, blas_threads
 from .attention import WEIGHT_NAMES, kappa as _kappa, mean_weights, named_weights
 from .model import (copula_correlation, markov_correlation, prefix_correlation, sample_signs, sample_tokens, sizes)
-from .spectrum import BulkLaw, finite_T_bulk
+from .fixed_T_bulk import finite_T_bulk
+from .spectrum import BulkLaw
 from .spikes import critical_beta, predict, sample_threshold, spike_curve, spike_norm2_variance
 
 __all__ = [
@@ -1475,7 +1476,7 @@ def fixed_T_spike_check(d: int, delta: float, gamma: float, w: ArrayLike, R: Arr
         ``overlap_large_T``, ``bulk_above``, ``single_eigenvalue``, ``mass_above`` (``nan``
         location, count and mass where there is no prediction).
     """
-    from .spikes import finite_T_spike
+    from .fixed_T_spike import finite_T_spike
     d = _checks.integer("d", d, minimum=2)
     delta = _checks.positive("delta", delta)
     gamma = _checks.positive("gamma", gamma)
