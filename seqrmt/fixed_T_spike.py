@@ -875,7 +875,7 @@ def load_fixed_T_spike_correlated() -> tuple[list[dict], dict]:
     (list of dict, dict)
         The rows and the header.
     """
-    from .validation import _load
+    from .validation.tables import _load
     return _load("fixed_T_spike_correlated.csv")
 
 
