@@ -6,8 +6,10 @@ Recovery from Sequence Models* (arXiv:2605.06826).
 """
 from .model import *  # noqa: F401,F403
 from .spectrum import *  # noqa: F401,F403
+from .fixed_T_bulk import *  # noqa: F401,F403
 from .attention import *  # noqa: F401,F403
 from .spikes import *  # noqa: F401,F403
+from .fixed_T_spike import *  # noqa: F401,F403
 from .experiments import *  # noqa: F401,F403
 from .learning import *  # noqa: F401,F403
 from .toolkit import *  # noqa: F401,F403

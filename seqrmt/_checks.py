@@ -13,6 +13,8 @@ from numpy.typing import ArrayLike
 
 import numpy as np
 
+from ._table import VocabularyTable
+
 __all__ = [
     "real",
     "positive",
@@ -129,7 +131,6 @@ def flag(name: str, value: Any) -> bool:
 
 def table(value: Any, name: str = "table"):
     """A :class:`seqrmt.VocabularyTable`."""
-    from .model import VocabularyTable
     if not isinstance(value, VocabularyTable):
         raise TypeError(f"{name} must be a VocabularyTable (see seqrmt.make_table), got {type(value).__name__}")
     return value

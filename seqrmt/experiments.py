@@ -7,10 +7,9 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import linalg
-from scipy.linalg import lapack
 
 from . import _checks
+from ._numerics import _eigh_top
 from .model import VocabularyTable, make_table, pool, sample_signs, sample_tokens
 
 __all__ = ["Simulation", "simulate", "simulate_table", "repeat", "Summary",
@@ -60,40 +59,6 @@ class Simulation:
     def signal_index(self) -> int:
         """Index of the top eigenvector best aligned with the signal."""
         return int(np.argmax(self.overlaps))
-
-
-def _eigh_top(S: np.ndarray, k: int, *, overwrite: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """All eigenvalues of the symmetric ``S`` (decreasing) and its top ``k`` eigenvectors.
-
-    One Householder tridiagonalization (LAPACK ``dsytrd``), all eigenvalues of the
-    tridiagonal matrix (``sterf``), the top ``k`` of its eigenvectors by bisection and
-    inverse iteration (``stebz``/``stein``), mapped back by the Householder reflectors
-    (``dormqr``): the cost of one eigenvalue-only decomposition.  Only the lower
-    triangle of ``S`` is read.  With ``overwrite=True`` the reflectors are stored in
-    ``S`` itself (no d x d copy; ``S`` is destroyed), provided ``S`` is Fortran-ordered,
-    or C-ordered with a full symmetric content.
-    """
-    n = S.shape[0]
-    if n < 3:
-        lam, vecs = linalg.eigh(S)
-        return lam[::-1].copy(), vecs[:, ::-1][:, :k]
-    A = S
-    if overwrite and not S.flags.f_contiguous and S.flags.c_contiguous:
-        A = S.T          # the same symmetric matrix, in Fortran order: LAPACK works in place
-    lwork = int(lapack.dsytrd_lwork(n, lower=1)[0])
-    c, diag, off, tau, info = lapack.dsytrd(A, lower=1, lwork=lwork, overwrite_a=overwrite)
-    if info != 0:
-        raise np.linalg.LinAlgError(f"dsytrd failed (info = {info})")
-    lam = linalg.eigh_tridiagonal(diag, off, eigvals_only=True, lapack_driver="sterf")
-    _, Z = linalg.eigh_tridiagonal(diag, off, select="i", select_range=(n - k, n - 1),
-                                   lapack_driver="stebz")
-    # Q = H(1) ... H(n-1), reflectors stored below the subdiagonal as in a QR of c[1:, :n-1]
-    Z = np.asfortranarray(Z)
-    QZ, _, info = lapack.dormqr("L", "N", c[1:, :n - 1], tau[:n - 1], Z[1:], max(1, 64 * k))
-    if info != 0:
-        raise np.linalg.LinAlgError(f"dormqr failed (info = {info})")
-    Z[1:] = QZ
-    return lam[::-1].copy(), Z[:, ::-1]
 
 
 def simulate_table(table: VocabularyTable, N: int, w: ArrayLike, R: ArrayLike, *,

@@ -29,8 +29,9 @@ from numpy.typing import ArrayLike
 from scipy.optimize import linprog, minimize, nnls
 
 from . import _checks
-from .experiments import Simulation, _eigh_top
-from .model import VocabularyTable, _tokens, make_table, pool, sample_signs, sample_tokens
+from ._numerics import _eigh_top, _tokens
+from .experiments import Simulation
+from .model import VocabularyTable, make_table, pool, sample_signs, sample_tokens
 
 __all__ = ["KINDS", "LOSSES", "LearnedAttention", "learn_attention", "supervised_weights",
            "label_signal", "token_snr", "class_separable", "readout_objective", "readout_margin",

@@ -15,12 +15,12 @@ Convention used everywhere in :mod:`seqrmt` and in the book:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks
+from ._numerics import _token_matrix, _tokens
+from ._table import VocabularyTable
 
 __all__ = [
     "VocabularyTable",
@@ -39,58 +39,6 @@ __all__ = [
     "sample_matrix",
     "sizes",
 ]
-
-
-@dataclass(frozen=True)
-class VocabularyTable:
-    """A fixed two-class vocabulary table ``e_v = s_v mu + z_v``.
-
-    Attributes
-    ----------
-    E : ndarray, shape (d, V)
-        The embeddings, one column per token.
-    mu : ndarray, shape (d,)
-        The hidden signal direction, ``||mu||^2 = beta``.
-    signs : ndarray, shape (V,)
-        Class labels ``s_v``: ``+1`` for ``v < V/2``, ``-1`` otherwise.
-    beta : float
-        Signal strength ``||mu||^2``.
-    """
-
-    E: np.ndarray
-    mu: np.ndarray
-    signs: np.ndarray
-    beta: float
-
-    @property
-    def d(self) -> int:
-        """Embedding dimension."""
-        return self.E.shape[0]
-
-    @property
-    def V(self) -> int:
-        """Vocabulary size."""
-        return self.E.shape[1]
-
-    @property
-    def Delta(self) -> np.ndarray:
-        """Noise of the empirical class-mean difference, ``(1/V) sum_v s_v z_v``."""
-        return self.E @ self.signs / self.V - self.mu   # (1/V) sum_v s_v e_v = mu + Delta
-
-    @property
-    def spike_norm2(self) -> float:
-        """Realized squared norm ``||mu + Delta||^2`` of the signal spike direction.
-
-        ``mu + Delta = (1/V) sum_v s_v e_v`` is the empirical class-mean difference; its squared
-        norm tends to ``beta + delta`` (``prop-spike-norm-variance`` gives its fluctuation).
-        """
-        m = self.E @ self.signs / self.V
-        return float(m @ m)
-
-    @property
-    def zbar(self) -> np.ndarray:
-        """Noise of the vocabulary mean, ``(1/V) sum_v z_v`` (equal to the table mean)."""
-        return self.E.mean(axis=1)
 
 
 def make_table(d: int, V: int, beta: float, *, seed=None) -> VocabularyTable:
@@ -289,37 +237,11 @@ def sample_tokens(xi: ArrayLike, V: int, *, seed=None) -> np.ndarray:
     return rng.integers(0, half, size=xi.shape) + np.where(xi < 0, half, 0)
 
 
-def _tokens(tokens: ArrayLike, V: int) -> np.ndarray:
-    """An (N, T) integer array of token indices in ``[0, V)``."""
-    arr = np.asarray(tokens)
-    if arr.dtype.kind not in "iu":
-        raise TypeError(f"tokens must be an (N, T) array of integer token indices, got dtype {arr.dtype}")
-    if arr.ndim != 2:
-        raise ValueError(f"tokens must be an (N, T) integer array, got shape {arr.shape}")
-    if arr.min(initial=0) < 0 or arr.max(initial=0) >= V:
-        raise ValueError(f"tokens entries must lie in [0, V = {V})")
-    return arr
-
-
 def embed(table: VocabularyTable, tokens: ArrayLike) -> np.ndarray:
     """Token embeddings ``X[n, t] = e_{v(n, t)}``, shape ``(N, T, d)``."""
     table = _checks.table(table)
     tokens = _tokens(tokens, table.V)
     return table.E.T[tokens]
-
-
-def _token_matrix(tokens: np.ndarray, w: np.ndarray, V: int):
-    """Sparse ``N x V`` matrix ``A[n, v] = sum_t w_t 1{v(n,t) = v}`` (repeated tokens summed).
-
-    Pooling is ``C^T = A E^T``; ``A`` is the weighted token-count matrix whose
-    randomness gives the ``MP_gamma`` factor of Theorem 1. Inputs are not validated
-    (see :func:`pool`).
-    """
-    from scipy import sparse
-
-    N, T = tokens.shape
-    return sparse.csr_matrix((np.tile(w, N), (np.repeat(np.arange(N), T), tokens.ravel())),
-                             shape=(N, V))
 
 
 def pool(table: VocabularyTable, tokens: ArrayLike, w: ArrayLike) -> np.ndarray:

@@ -28,7 +28,7 @@ from numpy.typing import ArrayLike
 
 from . import _checks
 from .spectrum import mp_edges
-from .spikes import _phi_parts
+from ._numerics import _phi_parts, blas_threads
 
 __all__ = ["stieltjes_inversion", "empirical_stieltjes", "mp_r_transform", "mp_s_transform",
            "semicircle_density",
@@ -236,7 +236,6 @@ def spiked_covariance_sample(d: int, gamma: float, theta: float, *,
     N = max(1, int(round(d / gamma)))
     X = rng.standard_normal((d, N))
     X[0] *= np.sqrt(1.0 + theta)
-    from .validation import blas_threads
     with blas_threads(1):          # small matrices: one BLAS thread is fastest on a shared machine
         lam, vec = np.linalg.eigh(X @ X.T / N)
     return lam[::-1].copy(), float(vec[0, -1] ** 2)
@@ -261,7 +260,6 @@ def wishart_product_eigenvalues(d: int, delta: float, gamma: float, *,
     N = max(1, int(round(d / gamma)))
     Z = rng.standard_normal((d, V))
     Y = rng.standard_normal((d, N))
-    from .validation import blas_threads
     with blas_threads(1):
         sv = np.linalg.svd(Z.T @ Y / np.sqrt(V * N), compute_uv=False)
     lam = np.zeros(d)

@@ -122,7 +122,7 @@ def test_chunked_pooling_matches_one_block(monkeypatch):
                                                           [True, False], 5)]
 
     one = spectra()
-    monkeypatch.setattr(sv, "_POOL_CHUNK", 64)           # 11 blocks of sequences
+    monkeypatch.setattr(sv.measure, "_POOL_CHUNK", 64)   # 11 blocks of sequences
     many = spectra()
     for (l1, U1), (l2, U2) in zip(one, many):
         np.testing.assert_allclose(l1, l2, rtol=1e-11, atol=1e-12)
@@ -134,7 +134,7 @@ def test_one_simulation_holds_only_the_matrices_it_needs(monkeypatch):
     d x d matrix S and the copy LAPACK factorizes, one block of pooled vectors, and the
     N x T signs and tokens with the draws that make them; the d x N pooled matrix (here
     more than twice all of that together) is never formed."""
-    monkeypatch.setattr(sv, "_POOL_CHUNK", 256)
+    monkeypatch.setattr(sv.measure, "_POOL_CHUNK", 256)
     d, V, N = 200, 400, 6400
     R = sv.atlas_correlation("prefix")
     w = sr.named_weights("mean", R)

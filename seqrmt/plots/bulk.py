@@ -13,8 +13,9 @@ from .. import _checks
 from ..attention import causal_weights, kappa as _kappa, mean_weights
 from ..experiments import simulate
 from ..model import prefix_correlation, sizes
+from ..fixed_T_bulk import finite_T_bulk
 from ..spectrum import (BulkLaw, bulk_critical_points, bulk_inverse_map, bulk_atom, bulk_density, bulk_edges,
-                        finite_T_bulk, mp_density, mp_edges)
+                        mp_density, mp_edges)
 from ._style import IDEAL_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, legend_right, finish, fmt, set_alt
 
 __all__ = ["bulk_mp_figure", "bulk_density_figure", "bulk_inverse_map_figure", "bulk_limits_figure",

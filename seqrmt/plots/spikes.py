@@ -397,7 +397,7 @@ def spikes_fixed_T(*, rows=None, Ts=(1, 2), beta_max_ratio: float = 3.2):
     above it at that ``d`` (the top eigenvalue need not be the signal one).
     """
     from ..validation import load_fixed_T_spike
-    from ..spikes import fixed_T_spike_model
+    from ..fixed_T_spike import fixed_T_spike_model
     from ..attention import mean_weights
     if rows is None:
         rows = load_fixed_T_spike()[0]
@@ -469,7 +469,7 @@ def spikes_fixed_T_limit(*, Ts=(1, 2, 4, 8, 16), delta: float = 0.5, gamma: floa
     (:func:`seqrmt.predict`) is one curve; one solid curve per ``T`` for the fixed-``T``
     alignment (:func:`seqrmt.finite_T_spike`), against ``beta / beta_c``.
     """
-    from ..spikes import fixed_T_spike_model
+    from ..fixed_T_spike import fixed_T_spike_model
     from ..attention import mean_weights
     from matplotlib import colormaps
     Ts = [_checks.integer("T", T) for T in Ts]
@@ -519,7 +519,7 @@ def spikes_fixed_T_vs_T(*, rows=None, Ts=(1, 2, 4, 8, 16, 32, 64), settings=None
     """
     from ..attention import mean_weights
     from ..model import markov_correlation
-    from ..spikes import finite_T_spike, fixed_T_setting, load_fixed_T_spike_correlated
+    from ..fixed_T_spike import finite_T_spike, fixed_T_setting, load_fixed_T_spike_correlated
     if rows is None:
         rows = load_fixed_T_spike_correlated()[0]
     rows = [r for r in rows if r["kind"] == "spike"]

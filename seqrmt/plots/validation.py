@@ -365,7 +365,7 @@ def validation_spikes_T(*, rows=None, fixed_T: bool = True):
     large-``T`` formulas (:func:`seqrmt.predict`, the stored ``predicted``); with ``fixed_T``,
     hollow markers: against the fixed-``T`` prediction (:func:`seqrmt.finite_T_spike` with the
     rows' ``d``)."""
-    from ..spikes import finite_T_spike
+    from ..fixed_T_spike import finite_T_spike
     rows = [r for r in _fs_rows(rows) if r.get("study") == "spikes_T"]
     if not rows:
         raise ValueError("rows contain no spikes_T study")

@@ -1,0 +1,902 @@
+"""The signal eigenvalue at fixed ``T`` (chapter 3, "The spike at fixed T"): the spiked model of the
+sparse token matrix (:class:`FiniteTSpike`, :func:`fixed_T_spike_model`), its prediction
+(:func:`finite_T_spike`, :class:`FixedTPrediction`) and the stored simulations with correlated
+positions (:func:`load_fixed_T_spike_correlated`, :func:`fixed_T_setting`)."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy.optimize import brentq
+
+from . import _checks
+from ._numerics import _compress, _realized, _silverstein_solve
+from .attention import alpha as _alpha
+from .attention import kappa as _kappa
+from .attention import named_weights
+from .attention import sigma_w as _sigma_w
+from .fixed_T_bulk import token_rank_fraction
+from .model import markov_correlation, prefix_correlation, sample_signs, sample_tokens
+from .spectrum import bulk_edges
+from .spikes import Prediction, predict
+
+__all__ = ["FiniteTSpike", "finite_T_spike", "FixedTPrediction", "fixed_T_spike_model",
+           "load_fixed_T_spike_correlated", "fixed_T_setting"]
+
+
+def _distinct_tokens(xi: np.ndarray, V: int, rng: np.random.Generator) -> np.ndarray:
+    """Tokens of the model (:func:`seqrmt.sample_tokens`) with the tokens of a sequence distinct.
+
+    Repeats within a sequence have probability ``O(T^2/V)`` and vanish in the limit; excluding
+    them removes that bias from a finite draw.  Short sequences (``T^2 <= V/2``) are redrawn
+    whole while they contain a repeat (up to 20 rounds); then, and for long sequences from the
+    start, only the repeated positions are redrawn in their class.  Both give the uniform law
+    on the sets of distinct tokens of each class (a procedure that treats the tokens of a class
+    alike gives every subset of a given size the same probability)."""
+    tok = sample_tokens(xi, V, seed=rng)
+    T = tok.shape[1]
+    if T < 2:
+        return tok
+    half = V // 2
+    if max(int((xi > 0).sum(axis=1).max()), int((xi < 0).sum(axis=1).max())) > half:
+        raise ValueError(f"block = {V} tokens is too small for {T} distinct tokens per sequence")
+
+    def repeats(rows):
+        order = np.argsort(tok[rows], axis=1, kind="stable")
+        srt = np.take_along_axis(tok[rows], order, axis=1)
+        dup = np.zeros(srt.shape, dtype=bool)
+        dup[:, 1:] = srt[:, 1:] == srt[:, :-1]
+        i, j = np.nonzero(dup)
+        return rows[i], order[i, j]
+
+    rows = np.arange(tok.shape[0])
+    if T * T <= V // 2:
+        for _ in range(20):
+            srt = np.sort(tok[rows], axis=1)
+            rows = rows[(srt[:, 1:] == srt[:, :-1]).any(axis=1)]
+            if rows.size == 0:
+                return tok
+            tok[rows] = sample_tokens(xi[rows], V, seed=rng)
+    for _ in range(10000):
+        n, t = repeats(rows)
+        if n.size == 0:
+            return tok
+        tok[n, t] = rng.integers(0, half, size=n.size) + np.where(xi[n, t] < 0, half, 0)
+        rows = np.unique(n)
+    raise RuntimeError("could not draw distinct tokens")   # pragma: no cover
+
+
+def _spike_block(V: int, N: int, w: np.ndarray, R: np.ndarray, gamma: float,
+                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """One draw of ``V`` tokens and ``N`` sequences of the model.
+
+    Returns the nonzero eigenvalues ``t_i`` of ``m_c = gamma A P A^T`` (``A`` the ``V x N``
+    weighted token matrix, ``P`` the centering projector), the weights ``(s^T q_i)^2 / V`` of
+    the class vector ``s`` on their eigenvectors ``q_i``, and the Perron eigenvalue ``tau``
+    of the uncentered ``m = m_c + gamma k k^T / N`` (``k = A 1``, the weighted token counts)
+    with the weight ``(1^T q)^2 / V`` of the constant vector on its eigenvector.
+    """
+    from scipy.optimize import brentq as _brentq
+
+    nz = np.flatnonzero(w)
+    xi = sample_signs(N, R, seed=rng)[:, nz]
+    tok = _distinct_tokens(xi, V, rng)
+    A = np.zeros((V, N))
+    A[tok.ravel(), np.repeat(np.arange(N), nz.size)] = np.tile(w[nz], N)
+    k = A.sum(axis=1)
+    A -= k[:, None] / N
+    s = np.ones(V)
+    s[V // 2:] = -1.0
+    if N <= V:                       # eigenvectors q_i = A r_i / sqrt(ev_i) from the N x N side
+        ev, Q = np.linalg.eigh(A.T @ A)
+        keep = ev > 1e-9 * max(ev[-1], 1e-300)
+        ev, Q = ev[keep], Q[:, keep]
+        ps = (Q.T @ (A.T @ s)) ** 2 / ev
+        pk = (Q.T @ (A.T @ k)) ** 2 / ev
+    else:
+        ev, Q = np.linalg.eigh(A @ A.T)
+        keep = ev > 1e-9 * max(ev[-1], 1e-300)
+        ev, Q = ev[keep], Q[:, keep]
+        ps, pk = (Q.T @ s) ** 2, (Q.T @ k) ** 2
+    t = gamma * ev
+    pk0 = max(float(k @ k) - float(pk.sum()), 0.0)   # part of k in the null space of m_c
+    g = gamma / N
+
+    def secular(tau):
+        return 1.0 - g * (float(np.sum(pk / (tau - t))) + pk0 / tau)
+
+    top = float(t[-1]) if t.size else 0.0
+    lo, hi = top * (1 + 1e-12) + 1e-300, top + g * float(k @ k) * (1 + 1e-9) + 1e-300
+    tau = _brentq(secular, lo, hi, xtol=1e-14 * hi) if secular(lo) < 0 < secular(hi) else hi
+    norm2 = float(np.sum(pk / (tau - t) ** 2)) + pk0 / tau**2
+    w1 = (float(k.sum()) / tau) ** 2 / (V * norm2) if norm2 > 0 else 0.0
+    return t, ps / V, tau, w1
+
+
+_OUTLIER_WEIGHT = 25.0   # an eigenvector of a draw of V tokens with s-weight above 25 / V is an outlier
+
+
+def _sparse_top(V: int, N: int, w: np.ndarray, R: np.ndarray, gamma: float, rng: np.random.Generator,
+                k: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` largest eigenvalues (default: the largest) of ``m_c = gamma A P A^T`` for one draw of ``V`` tokens and ``N``
+    sequences, with the weights ``(s^T q_i)^2 / V`` of the class vector, by Lanczos on the sparse
+    token matrix (no dense ``V x V`` matrix: a draw of tens of thousands of tokens takes a fraction
+    of a second)."""
+    from scipy import sparse
+    from scipy.sparse.linalg import LinearOperator, eigsh
+
+    nz = np.flatnonzero(w)
+    xi = sample_signs(N, R, seed=rng)[:, nz]
+    tok = _distinct_tokens(xi, V, rng)
+    A = sparse.csr_matrix((np.tile(w[nz], N), (tok.ravel(), np.repeat(np.arange(N), nz.size))), shape=(V, N))
+    At = A.T.tocsr()
+
+    def mv(x):
+        y = At @ x
+        return gamma * (A @ (y - y.mean(axis=0)))
+
+    op = LinearOperator((V, V), matvec=mv, matmat=mv, dtype=float)
+    s = np.ones(V)
+    s[V // 2:] = -1.0
+    # started from the class vector (plus noise), near the eigenvector sought: a few dozen products
+    v0 = s / math.sqrt(V) + 0.1 * rng.standard_normal(V) / math.sqrt(V)
+    ev, Q = eigsh(op, k=k, which="LA", v0=v0, tol=1e-9)
+    return ev, (Q.T @ s) ** 2 / V
+
+
+class _Measures:
+    """``nu_M`` (atoms ``t``, masses ``p``), ``nu_s`` (the bulk part on the same atoms, masses ``r``, and
+    the outliers of ``m`` along ``s``: atoms ``to`` of masses ``ro`` and no ``nu_M`` mass) and the
+    functions of the equation on a grid of ``x`` (one per number of atoms)."""
+
+    def __init__(self, t, p, r, to, ro, c, x_lo, x_mid):
+        self.t, self.p, self.r = t, p, r
+        self.to, self.ro, self.c = np.asarray(to, dtype=float), np.asarray(ro, dtype=float), c
+        self.U = float(max(t.max(), self.to.max(initial=0.0)) * (1.0 + np.sqrt(c)) ** 2)
+        x = np.union1d(np.linspace(x_lo, x_mid, 1200), np.geomspace(x_mid, x_mid * 1e5, 400))
+        self.poles = []
+        for a in self.to:                      # G(x0) = 1/a: the pole of H of an outlier above nu_M
+            if a > t.max():
+                q = t / (1.0 - t / a)
+                if -a * a + c * float((q * q) @ p) < 0:          # dz/dG < 0: the physical branch
+                    x0 = a + c * float(q @ p)
+                    self.poles.append(x0)
+                    x = np.union1d(x, x0 * (1.0 + np.geomspace(1e-10, 0.5, 300)))
+                    x = x[(x <= x0 * (1 - 1e-3)) | (x > x0)]
+        self.x = x
+        self.Hg = self.H_of(x)[0]
+        self.branch = int(np.argmax(self.Hg.real))     # Re H decreases from there to the end
+
+    def H_of(self, x, eta=None):
+        """``(H, H', G)`` at ``x + i eta`` (default ``eta = 1e-9 U``)."""
+        x = np.asarray(x, dtype=float)
+        t, p, r, c = self.t, self.p, self.r, self.c
+        G = _silverstein_solve(x, 1e-9 * self.U if eta is None else eta, t, p, c, self.U)
+        q = t / (1.0 - np.multiply.outer(G, t))
+        F, Fp = q @ r, (q * q) @ r
+        if self.to.size:
+            qo = self.to / (1.0 - np.multiply.outer(G, self.to))
+            F, Fp = F + qo @ self.ro, Fp + (qo * qo) @ self.ro
+        dzdG = -1.0 / G**2 + c * ((q * q) @ p)
+        return G * F, (F + G * Fp) / dzdG, G
+
+    def roots(self, levels):
+        """Largest ``x`` with ``Re H(x) = level`` on the decreasing top branch (``nan`` where there is
+        none), for every level at once: the bracketing grid cell, then safeguarded Newton steps."""
+        h, xg, i0 = self.Hg.real, self.x, self.branch
+        levels = np.asarray(levels, dtype=float)
+        out = np.full(levels.shape, np.nan)
+        ok = levels < h[i0]
+        if not ok.any():
+            return out
+        tail = h[i0:]
+        above = tail[None, :] > levels[ok][:, None]
+        j = i0 + tail.size - 1 - np.argmax(above[:, ::-1], axis=1)
+        if np.any(j >= h.size - 1):
+            raise ValueError("the signal eigenvalue lies beyond the computed range (beta too large)")
+        lo, hi, lev = xg[j], xg[j + 1], levels[ok]
+        x = lo + (hi - lo) * (h[j] - lev) / (h[j] - h[j + 1])
+        for _ in range(60):
+            Hx, Hp, _ = self.H_of(x)
+            f = Hx.real - lev
+            lo = np.where(f > 0, x, lo)
+            hi = np.where(f > 0, hi, x)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                step = x - f / Hp.real
+            inside = np.isfinite(step) & (step > lo) & (step < hi)
+            new = np.where(inside, step, 0.5 * (lo + hi))
+            done = np.abs(new - x) <= 1e-12 * np.abs(x)
+            x = new
+            if done.all():
+                break
+        out[ok] = x
+        return out
+
+    def solve(self, b, delta):
+        """``(x, eta, width)`` arrays for spike norms ``b`` (``nan`` location without a root)."""
+        b = np.asarray(b, dtype=float)
+        x = np.full(b.shape, np.nan)
+        eta, width = np.zeros(b.shape), np.zeros(b.shape)
+        pos = b > delta
+        if pos.any():
+            x[pos] = self.roots(delta / (b[pos] - delta))
+        has = ~np.isnan(x)
+        if has.any():
+            Hx, Hp, G = self.H_of(x[has])
+            width[has] = np.abs(Hx.imag / Hx.real)
+            eta[has] = (-G * (1.0 + Hx) ** 2 * delta / (b[has] * Hp)).real
+        at = np.abs(b - delta) <= 1e-12 * delta           # b = delta (beta = 0): the root is the pole
+        if at.any() and self.poles:
+            k = int(np.argmax(self.poles))
+            g0 = 1.0 / self.to[k]
+            q = self.t / (1.0 - self.t * g0)
+            dzdg = -1.0 / g0**2 + self.c * float((q * q) @ self.p)
+            # H ~ A / (x - x0) near the pole, A = -w_* G0 / G'(x0): eta -> G0 A delta / b
+            x[at] = self.poles[k]
+            eta[at] = -self.ro[k] * g0**2 * dzdg * delta / b[at]
+            width[at] = 0.0
+        return x, eta, width
+
+
+@dataclass(frozen=True)
+class FixedTPrediction(Prediction):
+    """A :class:`Prediction` of :func:`finite_T_spike`, with what says how far to trust it.
+
+    It has every attribute of :class:`Prediction`, and these.
+
+    Attributes
+    ----------
+    width : float
+        ``|Im H / Re H|`` at the root (``0`` without one): how much the signal mixes with the bulk.
+    location_error, overlap_error : float
+        Discretization error of ``sample_outlier`` (relative) and of ``overlap`` (absolute): the
+        change when the bulk of ``nu_M`` and ``nu_s`` is grouped in half as many atoms (``nan``
+        without a signal eigenvalue).
+    d : int or None
+        The dimension of the validity check below (``None``: not asked).
+    bulk_above : float or None
+        Expected number of bulk eigenvalues of ``S`` above ``sample_outlier`` at dimension ``d``,
+        with the token-norm fluctuations of a finite ``d`` (:meth:`FiniteTSpike.bulk_above`).
+    count_resolution : float or None
+        What one more sampled eigenvalue of ``d M``, at the largest one drawn, would add to
+        ``bulk_above``: the count is known to about that.
+    single_eigenvalue : bool or None
+        Whether the top eigenvalue is predicted to carry the signal alone at dimension ``d``:
+        a root outside the bulk (``width <= max_width``) with
+        ``bulk_above + count_resolution <= max_count``.  ``False`` means "no single eigenvalue
+        is predicted": use ``mass_above``.
+    threshold, mass_above : float or None
+        The spectral mass of ``S`` along ``u = mu / ||mu||`` above ``threshold`` (default
+        ``sample_outlier (1 - sqrt(2/d))``, one token-norm standard deviation below the root):
+        the squared cosine with ``u`` that all eigenvalues above ``threshold`` carry together
+        (:meth:`FiniteTSpike.mass_above`), the robust quantity where no single eigenvalue is.
+    """
+
+    width: float = 0.0
+    location_error: float = math.nan
+    overlap_error: float = math.nan
+    d: int | None = None
+    bulk_above: float | None = None
+    count_resolution: float | None = None
+    single_eigenvalue: bool | None = None
+    threshold: float | None = None
+    mass_above: float | None = None
+
+
+class FiniteTSpike:
+    """The signal eigenvalue of ``S`` at fixed ``T``: location and alignment.
+
+    Derived in this book (chapter 3, "The spike at fixed T"; a claim under the named
+    assumptions of ``conj-fixed-T-spike``).  Conditionally on the tokens,
+    ``S = E M E^T`` with ``M = A A^T / N`` (``A P A^T / N`` centered), so ``S = X X^T`` with
+
+        ``X = E M^{1/2} = Z_perp M^{1/2} + (mu + Delta)(M^{1/2} s)^T [+ zbar (M^{1/2} 1)^T]``,
+
+    a rank-one (two, uncentered) perturbation of ``Z_perp M^{1/2}``, which is invariant
+    under left rotations and independent of ``mu + Delta`` and ``zbar`` (Gaussian
+    projections on orthogonal subspaces).  Benaych-Georges and Nadakuditi's equation for
+    the outliers of such a perturbation, with the deterministic equivalents of the two
+    resolvents, gives for the signal eigenvalue ``x`` the equation
+
+        ``H(x) = G(x) Gamma_s(G(x)) = delta / (b - delta)``,  ``Gamma_s(G) = int t / (1 - t G) dnu_s(t)``,
+
+    with ``b = ||mu + Delta||^2`` (``-> beta + delta``), ``G`` the Stieltjes transform of the
+    fixed-``T`` bulk (:class:`seqrmt.FiniteTBulkLaw`; Silverstein's equation with the
+    spectrum ``nu_M`` of ``m = d M``) and ``nu_s`` the spectral measure of ``m`` in the direction
+    of the class vector ``s / sqrt(V)`` (mass ``(s^T q_i)^2 / V`` at each eigenvalue ``t_i``).
+    The squared cosine of its eigenvector with ``u_tilde = (mu + Delta) / ||mu + Delta||`` is
+
+        ``eta = -G(x) (1 + H(x))^2 / (b H'(x) / delta)``,
+
+    and with ``u = mu / ||mu||`` it is ``eta`` times ``cos^2(u_tilde, u)`` (``-> beta / (beta + delta)``).
+    With ``b = beta + delta`` the equation is ``beta G Gamma_s(G) / delta = 1``.  As ``T`` grows
+    with spread weights ``nu_s`` concentrates on the spike of ``m`` along ``s`` and the result
+    tends to the two-stage formula of :func:`predict` (``finite_table=True``).
+
+    The uncentered ``S`` has a second outlier, from the Perron eigenvalue ``tau`` of ``m``
+    (eigenvector close to ``1 / sqrt(V)``, weight ``w_1 = (1^T q)^2 / V``): the root of
+    ``G(x) = 1 / tau``, i.e. ``x = tau + c int t tau / (tau - t) dnu_M(t)`` (``c = 1/delta``),
+    with squared cosine ``w_1 (1 - c int (t/tau)^2 / (1 - t/tau)^2 dnu_M(t))`` to ``zbar``.  At
+    ``T' = 1`` (one nonzero weight) ``m`` is diagonal and there is no such outlier.
+
+    **What is computed.**  ``nu_M`` and ``nu_s`` have no closed form at fixed ``T`` (a sparse
+    random Gram matrix); they are computed from independent draws of the token matrix of
+    ``block`` tokens (``n_tokens`` in all, fixed ``seed``; tokens within a sequence distinct),
+    with eigenvectors.  At ``T' = 1`` both are exact: ``gamma w^2 Poisson(delta/gamma)``.
+
+    * *The outlier of ``m`` along ``s``.*  With a correlated ``R``, ``E m`` is
+      ``delta kappa I + delta (alpha - kappa) s s^T / V`` (plus fluctuations), and ``m`` has an
+      eigenvalue ``t_*`` apart from its bulk whose eigenvector carries a fraction ``w_*`` of
+      ``nu_s`` (about 0.7 at ``T = 16``, ``rho = 0.8``) but only ``1/V`` of ``nu_M``: in the limit
+      ``nu_s = w_* delta_{t_*} + (bulk part)`` and ``nu_M`` has no mass at ``t_*``.  It is an atom of
+      its own: the top eigenvector of a draw, if its ``s``-weight is above ``25 / block`` (a
+      delocalized one has about ``1 / block``), is taken out of the bulk when half the draws or more
+      have one (an eigenvalue with such a weight inside the bulk, near the threshold of the outlier
+      of ``m``, stays in the bulk, where grouping it with its neighbours costs little).  At short
+      ``T`` the tail of ``nu_M`` reaches ``t_*`` and the class direction spreads over the top few
+      eigenvectors of a large draw (at ``T = 4``, ``rho = 0.8``: two or three share ``0.45``); the
+      atom is then the ``s``-mass of the top eigenvectors with a weight above ``25 / V`` at their
+      weighted mean eigenvalue (eight of them, when the outlier of the dense draws is less than 1.5
+      times their next eigenvalue), and ``(t_*, w_*)`` are the weighted means
+      over ``outlier_draws`` sparse draws of ``outlier_block`` tokens (Lanczos, top eigenpairs), a
+      draw size at which the ``O(T'/V)`` bias of a finite draw is small; the same over draws of
+      half that size gives :attr:`outlier_bias` (the bias of a draw is ``O(1/V)``, so the
+      difference estimates it).  Where the draws have no outlier (``R = I``) nothing changes.
+    * *The bulk.*  The other eigenvalues are grouped in ``n_atoms`` atoms of equal ``nu_M`` mass
+      that carry both measures; ``nu_M`` is rescaled to its exact mean ``kappa delta``, and the bulk
+      part of ``nu_s`` to the mass ``nu_s`` has off the outlier (without an outlier: to its exact
+      mean ``alpha delta``).  Grouping smooths the far tail of ``nu_M``, made of a few sampled
+      eigenvalues, which would otherwise put spurious roots in the equation.  The same with half
+      as many atoms gives the discretization error of each prediction
+      (:attr:`FixedTPrediction.location_error`, :attr:`FixedTPrediction.overlap_error`).
+
+    A squared cosine is computed, never clipped: a value outside ``[0, 1]`` beyond rounding means
+    the evaluation is wrong, and it raises a ``RuntimeWarning``.
+
+    **No edge, no sharp threshold.**  The fixed-``T`` bulk has no right edge, so ``x`` lies
+    inside its support, where the density is small: ``H(x + i0)`` has an imaginary part, and the
+    signal eigenvector mixes with the bulk eigenvectors near ``x``.  The prediction is that of
+    the real part; :meth:`width` gives ``|Im H / Re H|`` at the root, and no signal eigenvalue is
+    predicted where it exceeds ``max_width`` (the root then lies in a part of the bulk with a
+    density, as in the bumps of the bulk at ``T' = 1``, one per count of draws of a token).
+    Exactly, the spectral measure of ``S`` in the direction ``u`` has the Stieltjes transform
+    ``G(z) / (1 - beta H(z) / delta)``: an atom of mass ``eta`` at ``x`` when ``x`` is in a gap of the
+    bulk, a narrow peak of that mass when the density there is small.
+
+    **One eigenvalue or several (dimension d).**  The peak is carried by the top eigenvalue when
+    few bulk eigenvalues lie above it at dimension ``d``.  The limit law undercounts them: at finite
+    ``d`` the eigenvalue of ``S`` created by a large eigenvalue ``t`` of ``m`` fluctuates with the
+    token norms (relative standard deviation about ``sqrt(2/d)``), which fattens the far tail.
+    :meth:`bulk_above` counts them with that fluctuation; where the count (or the resolution of
+    the computed token spectrum) is not small, no single eigenvalue is predicted, and
+    :meth:`mass_above`, the squared cosine carried by all eigenvalues above a threshold, is the
+    quantity to compare.
+
+    **At dimension d** (``d`` given, ``T' = 1`` only).  At ``T' = 1`` ``nu_M`` is exactly a set of
+    atoms, one per count ``k`` of draws of a token, of mass ``P(Poisson(delta/gamma) = k)``; in a
+    table of ``V = d/delta`` tokens the counts that fewer than half a token reach on average
+    (``V P(K >= k) < 1/2``) are typically absent, and the bumps of the bulk they create are
+    empty.  With ``d`` those counts are left out of ``nu_M`` and ``nu_s`` (the typical token
+    spectrum at that ``d``, a finite-size refinement checked against simulations, not a limit).
+    At ``T' >= 2`` the computed measures are already grouped in atoms of mass ``1/n_atoms``, far
+    above ``1/V``, and ``d`` changes nothing.
+
+    Parameters
+    ----------
+    delta, gamma : float
+        ``d/V > 0`` and ``d/N > 0``.
+    w : array_like, shape (T,)
+        Pooling weights (zeros allowed, not all zero).
+    R : array_like, shape (T, T)
+        Positional sign correlation (symmetric PSD, unit diagonal, reachable by
+        :func:`seqrmt.sample_signs`).
+    d : int, optional
+        Dimension of the typical token spectrum at ``T' = 1`` (see above); default ``None``: the limit.
+    n_tokens : int
+        Tokens drawn in all for the bulk (default ``16000`` up to ``T' = 10``, ``6144`` beyond, where
+        the bulk is smoother; at least two blocks).
+    block : int, optional
+        Tokens per dense draw, even; default ``500`` up to ``T' = 10`` (``T'`` nonzero weights), then
+        ``max(512, 4 T')``.
+    n_atoms : int
+        Atoms of the grouped bulk (default ``100``).
+    outlier_block : int, optional
+        Tokens per sparse draw for the outlier; default ``max(4096, 64 T')``.
+    outlier_draws : int
+        Sparse draws for the outlier (default ``8``).
+    seed : int
+        Seed of the draws (default ``0``).
+    max_width : float
+        Largest ``|Im H / Re H|`` at the root for which a signal eigenvalue is predicted (default
+        ``0.05``; see :meth:`outlier`).
+    max_count : float
+        Largest expected number of bulk eigenvalues above the root at dimension ``d`` for which the
+        top eigenvalue is predicted to carry the signal alone (default ``0.1``).
+
+    Attributes
+    ----------
+    delta, gamma, kappa, alpha, sigma_w : float
+    w, R : ndarray
+    d : int or None
+    n_nonzero : int
+        ``T'``.
+    perron : tuple of float or None
+        ``(tau, w_1)`` of the uncentered ``m`` (``None`` at ``T' = 1``).
+    s_outlier : tuple of float or None
+        ``(t_*, w_*)``, the outlier of ``m`` along ``s`` (``None`` without one).
+    outlier_bias : tuple of float or None
+        ``(t_*, w_*)`` from the full-size draws minus the same from half-size draws: the order of
+        the bias of the finite draws.
+    s_mean_error : float
+        Relative error of the mean of the computed ``nu_s`` against its exact value ``alpha delta``.
+    beta_onset : float
+        Smallest ``beta`` (with ``b = beta + delta``) for which the equation has a solution.
+    """
+
+    def __init__(self, delta: float, gamma: float, w: ArrayLike, R: ArrayLike, *,
+                 d: int | None = None, n_tokens: int | None = None, block: int | None = None,
+                 n_atoms: int = 100, outlier_block: int | None = None, outlier_draws: int = 8,
+                 seed: int = 0, max_width: float = 0.05, max_count: float = 0.1) -> None:
+        self.delta = _checks.positive("delta", delta)
+        self.gamma = _checks.positive("gamma", gamma)
+        self.R = _checks.correlation(R)
+        self.w = _checks.weights(w, T=self.R.shape[0])
+        self.kappa, self.alpha, self.sigma_w = _kappa(self.w), _alpha(self.w, self.R), _sigma_w(self.w)
+        self.n_nonzero = Tp = int(np.count_nonzero(self.w))
+        if n_tokens is None:
+            n_tokens = 16000 if Tp <= 10 else 6144
+        n_tokens = _checks.integer("n_tokens", n_tokens, minimum=100)
+        n_atoms = _checks.integer("n_atoms", n_atoms, minimum=10)
+        seed = _checks.integer("seed", seed, minimum=0)
+        if block is None:
+            block = 500 if Tp <= 10 else 2 * max(256, 2 * Tp)
+        block = _checks.integer("block", block, minimum=2 * Tp, even=True)
+        if block < 20:
+            raise ValueError(f"block must be at least 20 tokens, got {block}")
+        if outlier_block is None:
+            outlier_block = max(4096, 64 * Tp)
+        outlier_block = _checks.integer("outlier_block", outlier_block, minimum=2 * block, even=True)
+        outlier_draws = _checks.integer("outlier_draws", outlier_draws, minimum=1)
+        self.d = None if d is None else _checks.integer("d", d, minimum=2)
+        self.max_width = _checks.positive("max_width", max_width)
+        self.max_count = _checks.positive("max_count", max_count)
+        c = 1.0 / self.delta
+        ratio = self.delta / self.gamma
+        self.s_outlier = self.outlier_bias = None
+        to, ro = np.zeros(0), np.zeros(0)
+        if Tp == 1:
+            from scipy.stats import poisson
+            kk = np.arange(1, int(ratio + 12.0 * np.sqrt(ratio) + 40.0))
+            if self.d is not None:       # the count classes reached by half a token or more of V = d/delta
+                kk = kk[poisson.sf(kk - 1, ratio) * self.d / self.delta >= 0.5]
+            t = self.gamma * self.kappa * kk
+            p = poisson.pmf(kk, ratio)
+            r = p.copy()
+            rc = (t, p, r)
+            self.perron = None
+            self._samples = None
+        else:
+            rng = np.random.default_rng(seed)
+            n_blocks = max(2, int(round(n_tokens / block)))
+            N = max(2, int(round(ratio * block)))
+            ts, rs, taus, w1s, outs = [], [], [], [], []
+            thr = _OUTLIER_WEIGHT / block
+            for _ in range(n_blocks):
+                tb, rb, tau, w1 = _spike_block(block, N, self.w, self.R, self.gamma, rng)
+                i = int(np.argmax(rb)) if rb.size else -1
+                if i >= 0 and rb[i] > thr and tb[i] >= tb.max():    # above the bulk: an atom of its own
+                    outs.append((tb[i], rb[i], tb[i] / max(float(np.partition(tb, -2)[-2]), 1e-300),
+                                 float(rb.sum())))
+                    tb, rb = np.delete(tb, i), np.delete(rb, i)
+                ts.append(tb)
+                rs.append(rb)
+                taus.append(tau)
+                w1s.append(w1)
+            tt, rr = np.concatenate(ts), np.concatenate(rs) / n_blocks
+            order = np.argsort(tt)
+            tt, rr = tt[order], rr[order]
+            h0 = 1.0 - token_rank_fraction(Tp, Tp * ratio)
+            self._samples = (tt, (1.0 - h0) / tt.size)        # sampled bulk of nu_M, mass of one point
+            self.perron = (float(np.mean(taus)), float(np.mean(w1s)))
+            if 2 * len(outs) >= n_blocks:                       # an outlier of m along s
+                ot, orw, sep, tot = (np.array(v, dtype=float) for v in zip(*outs))
+                s_mass = float(np.mean([rb.sum() for rb in rs])) + float(orw.sum()) / n_blocks
+                # well above the next eigenvalue: one eigenvector holds it; otherwise (short T, where
+                # the tail of nu_M reaches it) it spreads over the top few eigenvectors of a large draw
+                k = 1 if float(np.median(sep)) > 1.5 else 8
+                full = self._sparse_outlier(outlier_block, outlier_draws, ratio, rng, k)
+                half = self._sparse_outlier(outlier_block // 2, outlier_draws, ratio, rng, k)
+                if full is None or half is None:
+                    full = (float(ot @ orw / orw.sum()), float(orw.sum()) / n_blocks)
+                    half = full
+                self.s_outlier = full
+                self.outlier_bias = (full[0] - half[0], full[1] - half[1])
+                to, ro = np.array([full[0]]), np.array([full[1]])
+            else:
+                s_mass = None
+
+            def grouped(K):
+                t, counts, r = _compress(tt, K, 0, weights=rr)
+                p = (1.0 - h0) * counts / counts.sum()
+                t = t * self.kappa * self.delta / float(t @ p)            # exact mean of nu_M
+                if s_mass is None:
+                    r = r * self.alpha * self.delta / max(float(t @ r), 1e-300)   # exact mean of nu_s
+                else:
+                    r = r * max(s_mass - float(ro.sum()), 0.0) / max(float(r.sum()), 1e-300)
+                return t, p, r
+
+            t, p, r = grouped(n_atoms)
+            rc = grouped(max(10, n_atoms // 2))
+        self._t, self._p, self._r, self._c = t, p, r, c
+        self.s_mean_error = float((t @ r + to @ ro) / (self.alpha * self.delta) - 1.0)
+        edge = bulk_edges(self.delta, self.gamma, self.kappa)[1]
+        lo, mid = 0.5 * self.kappa, 3.0 * edge
+        self._m = _Measures(t, p, r, to, ro, c, lo, mid)
+        self._mc = _Measures(*rc, to, ro, c, lo, mid)
+        self._U, self._x, self._H, self._branch = self._m.U, self._m.x, self._m.Hg, self._m.branch
+        hmax = float(self._H.real[self._branch])
+        self.beta_onset = self.delta / hmax if hmax > 0 else math.inf
+
+    def _sparse_outlier(self, V: int, draws: int, ratio: float, rng: np.random.Generator, k: int = 1):
+        """``(t_*, w_*)`` over ``draws`` sparse draws of ``V`` tokens: in each, the ``s``-weight of the
+        top ``k`` eigenvectors with a weight above ``25 / V`` and its weighted mean eigenvalue (``None``
+        if a draw has none)."""
+        N = max(2, int(round(ratio * V)))
+        tv, rv = [], []
+        for _ in range(draws):
+            ev, wt = _sparse_top(V, N, self.w, self.R, self.gamma, rng, k=k)
+            big = wt > _OUTLIER_WEIGHT / V
+            if not big.any():
+                return None
+            tv.append(float(ev[big] @ wt[big] / wt[big].sum()))
+            rv.append(float(wt[big].sum()))
+        tv, rv = np.array(tv), np.array(rv)
+        return float(tv @ rv / rv.sum()), float(rv.mean())
+
+    def __repr__(self) -> str:
+        return (f"FiniteTSpike(delta={self.delta!r}, gamma={self.gamma!r}, w={self.w.tolist()!r}, "
+                f"R={self.R.tolist()!r})")
+
+    # -- the functions of the equation --------------------------------------------------
+    def _H_of(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(H, H', G)`` at ``x + i0`` (``eta = 1e-9 U``)."""
+        return self._m.H_of(x)
+
+    def H(self, x: ArrayLike) -> np.ndarray:
+        """``H(x) = G(x) Gamma_s(G(x))`` at ``x + i0`` (complex; vectorized over real ``x > 0``)."""
+        xx = _checks.real_array("x", x, allow_inf=False)
+        if np.any(xx <= 0):
+            raise ValueError("x must be > 0")
+        return self._m.H_of(xx.ravel())[0].reshape(xx.shape)
+
+    def _outliers(self, b: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Vectorized :meth:`outlier`: ``(x, eta, width, location_error, overlap_error)`` arrays (``nan``
+        location without one)."""
+        b = np.asarray(b, dtype=float)
+        x, eta, width = self._m.solve(b, self.delta)
+        xc, etac, _ = self._mc.solve(b, self.delta)
+        keep = ~np.isnan(x) & (width <= self.max_width)   # inside the bulk: no eigenvalue of its own
+        bad = keep & ((eta < -1e-6) | (eta > 1.0 + 1e-6))
+        if bad.any():
+            import warnings
+            warnings.warn(f"fixed-T squared cosine {eta[bad].tolist()} outside [0, 1]: the evaluation of "
+                          "the equation is wrong here (discretization of nu_M and nu_s)", RuntimeWarning,
+                          stacklevel=3)
+        with np.errstate(invalid="ignore"):
+            loc_err = np.where(keep, np.abs(xc - x) / x, np.nan)
+            ov_err = np.where(keep, np.abs(etac - eta), np.nan)
+        x = np.where(keep, x, np.nan)
+        eta = np.where(keep, eta, 0.0)
+        return x, eta, width, loc_err, ov_err
+
+    def outlier(self, spike_norm2: float) -> tuple[float | None, float, float]:
+        """``(x, eta, width)`` for a signal spike ``b = ||mu + Delta||^2``: the location, the squared
+        cosine with ``u_tilde`` and ``|Im H / Re H|`` at ``x``; ``(None, 0, 0)`` without a solution and
+        ``(None, 0, width)`` when the solution lies where the bulk has a density (``width`` above
+        :attr:`max_width`): the signal then spreads over the bulk eigenvectors near ``x`` and no
+        eigenvalue carries it alone."""
+        b = _checks.nonnegative("spike_norm2", spike_norm2)
+        x, eta, width = (float(v[0]) for v in self._outliers(np.array([b]))[:3])
+        return (None if math.isnan(x) else x), eta, width
+
+    def width(self, beta: float) -> float:
+        """``|Im H / Re H|`` at the predicted signal eigenvalue for ``b = beta + delta`` (``0``
+        without one): how much the signal eigenvector mixes with the bulk there."""
+        beta = _checks.nonnegative("beta", beta)
+        return self.outlier(beta + self.delta)[2]
+
+    def curve(self, beta: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+        """Signal eigenvalue and squared cosine with ``u = mu / ||mu||`` for each ``beta``
+        (``b = beta + delta``; ``nan`` location and ``0`` alignment where there is no solution)."""
+        bb = _checks.real_array("beta", beta, allow_inf=False)
+        if np.any(bb < 0):
+            raise ValueError("beta must be >= 0")
+        loc, eta = self._outliers(bb.ravel() + self.delta)[:2]
+        ov = eta * bb.ravel() / (bb.ravel() + self.delta)
+        return loc.reshape(bb.shape), ov.reshape(bb.shape)
+
+    # -- validity at dimension d -----------------------------------------------------------
+    def _psi(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``psi(a) = a + c int t a / (a - t) dnu_M(t)`` and ``psi'(a)`` for ``a`` above the atoms of ``nu_M``."""
+        t, p, c = self._t, self._p, self._c
+        q = t / (a[:, None] - t)
+        return a * (1.0 + c * (q @ p)), 1.0 - c * ((q * q) @ p)
+
+    def bulk_above(self, x: ArrayLike, d: int) -> tuple[np.ndarray, np.ndarray]:
+        """Expected number of bulk eigenvalues of ``S`` above ``x`` at dimension ``d``, and its resolution.
+
+        Two parts.  (1) The limit law: ``d nu_T((x, inf))`` (:meth:`tail_mass`), which holds the main
+        bulk.  (2) The token-norm fluctuations of a finite ``d``, which the limit law does not have: a
+        large eigenvalue ``a`` of ``m = d M`` (a token, or a few, drawn much more than the others)
+        above ``a_c`` (where ``psi'(a_c) = 0``) creates an eigenvalue of ``S`` near
+        ``psi(a) = a + c int t a / (a - t) dnu_M(t)`` (the population-spike map of a sample covariance
+        with population ``m`` and ``d`` samples), with the Gaussian fluctuation of a spiked sample
+        covariance, variance ``2 a^2 psi'(a) / d`` (Bai and Yao 2008, real case; the token norms
+        ``||z_v||^2 / d`` fluctuate by ``sqrt(2/d)``).  A table has ``V = d / delta`` eigenvalues
+        drawn from ``nu_M``, so this part is
+
+            ``V int_{a > a_c} P(psi(a) + a sqrt(2 psi'(a) / d) xi > x) dnu_M(a)``,  ``xi ~ N(0, 1)``,
+
+        over the sampled eigenvalues of ``nu_M`` (each of mass ``(1 - h0) / n``).  It fattens the far
+        tail by orders of magnitude (at ``T = 2``, ``rho = 0.6``, ``w = (0.75, 0.25)``,
+        ``delta = 0.5``, ``gamma = 1``: ``0.28`` eigenvalues above ``3.725`` at ``d = 500`` where the
+        limit law has ``4e-7``).  The resolution is what one more sampled eigenvalue, at the largest
+        one drawn, would add: a count below it is not resolved.  At ``T' = 1`` there is no
+        sampled tail (``nu_M`` is exact, the bumps of the limit law hold the tail; resolution ``0``).
+
+        Parameters
+        ----------
+        x : array_like
+            Points ``> 0``.
+        d : int
+            Dimension ``>= 2``.
+
+        Returns
+        -------
+        (ndarray, ndarray)
+            The expected counts and their resolutions (shape of ``x``).
+        """
+        from scipy.special import ndtr
+        xx = _checks.real_array("x", x, allow_inf=False)
+        if np.any(xx <= 0):
+            raise ValueError("x must be > 0")
+        d = _checks.integer("d", d, minimum=2)
+        flat = xx.ravel()
+        count = d * self.tail_mass(flat)
+        res = np.zeros(flat.shape)
+        if self._samples is not None:
+            V = d / self.delta
+            a, m1 = self._samples
+            top = float(self._t.max())
+            f = lambda y: float(self._psi(np.array([y]))[1][0])       # noqa: E731
+            hi = 2.0 * top + 1e-12
+            while f(hi) <= 0:
+                hi *= 2.0
+            a_c = brentq(f, top * (1.0 + 1e-12), hi, xtol=1e-12 * hi)
+            ak = a[a > a_c]
+            if ak.size:
+                loc, slope = self._psi(ak)
+                sd = np.maximum(ak * np.sqrt(2.0 * np.maximum(slope, 0.0) / d), 1e-300)
+                pr = ndtr(-(flat[:, None] - loc[None, :]) / sd[None, :])
+                count = count + V * m1 * pr.sum(axis=1)
+                res = V * m1 * pr[:, -1]                 # samples are sorted: the last is the largest
+        return np.maximum(count, 0.0).reshape(xx.shape), res.reshape(xx.shape)
+
+    def tail_mass(self, x: ArrayLike) -> np.ndarray:
+        """Mass of the computed limit law ``nu_T`` above ``x``: ``1/2 - (1/pi) int_0^inf Re G(x + i s) ds``
+        (the vertical-line formula of :meth:`mass_above`, with ``G`` in place of ``F``)."""
+        xx = _checks.real_array("x", x, allow_inf=False)
+        if np.any(xx <= 0):
+            raise ValueError("x must be > 0")
+        return np.array([self._line_mass(float(y), None) for y in xx.ravel()]).reshape(xx.shape)
+
+    def _line_mass(self, y: float, spike: tuple[float, float] | None) -> float:
+        """``mu((y, inf)) = 1/2 - (1/pi) int_0^inf Re F(y + i s) ds`` for ``F = G`` (``spike`` None) or the
+        transform of :meth:`mass_above` (``spike = (b, f)``); ``s = y tan(pi u^2 / 2)``, Gauss-Legendre
+        in ``u`` (clustered towards ``s = 0``, where ``F`` varies on the distance to the nearest atom)."""
+        nodes, wts = np.polynomial.legendre.leggauss(400)
+        u = 0.5 * (nodes + 1.0)
+        phi = 0.5 * np.pi * u * u
+        dphi = 0.5 * np.pi * u * wts
+        s = y * np.tan(phi)
+        ds = y / np.cos(phi) ** 2 * dphi
+        Hs, _, G = self._m.H_of(np.full(s.size, y), eta=s)
+        if spike is None:
+            F = G
+        else:
+            b, frac = spike
+            F = frac * G * (1.0 + Hs) / (1.0 - (b - self.delta) * Hs / self.delta) + (1.0 - frac) * G
+        return float(0.5 - (F.real @ ds) / np.pi)
+
+    def mass_above(self, beta: float, threshold: float, *, spike_norm2: float | None = None,
+                   delta_norm2: float | None = None) -> float:
+        """Spectral mass of ``S`` in the direction ``u = mu / ||mu||`` above ``threshold``.
+
+        ``mu_u((y, inf))`` for the law ``mu_u`` of ``conj-fixed-T-spike``, whose Stieltjes transform is
+        ``F = f G (1 + H) / (1 - (b - delta) H / delta) + (1 - f) G`` (``b = ||mu + Delta||^2``,
+        ``f = cos^2(u_tilde, u)``; ``G / (1 - beta H / delta)`` at ``b = beta + delta``): the squared
+        cosine with ``u`` carried by all eigenvalues above ``y`` together.  It needs no single
+        eigenvalue to carry the signal, so it holds where the top eigenvector shares it with bulk
+        eigenvectors nearby.  Computed on the vertical line through ``y``, where every function is
+        smooth: for a probability measure ``mu``,
+        ``mu((y, inf)) = 1/2 - (1/pi) int_0^inf Re F(y + i s) ds`` (``Re F(y + i s) ~ y / (y^2 + s^2)``).
+        """
+        beta = _checks.nonnegative("beta", beta)
+        y = _checks.positive("threshold", threshold)
+        b, frac, _ = _realized(beta, self.delta, True, delta_norm2, spike_norm2, None)
+        return self._line_mass(y, (b, frac))
+
+    # -- the vocabulary-mean outlier and the Prediction --------------------------------------
+    def mean_outlier(self) -> tuple[float | None, float]:
+        """Vocabulary-mean outlier of the uncentered ``S`` and the squared cosine of its
+        eigenvector with ``zbar``: ``(None, 0)`` without one (at ``T' = 1``, or when ``tau`` is
+        not above the computed ``nu_M`` or ``G = 1/tau`` is not on the physical branch)."""
+        if self.perron is None:
+            return None, 0.0
+        tau, w1 = self.perron
+        t, p, c = self._t, self._p, self._c
+        if tau <= t.max():
+            return None, 0.0
+        G1 = 1.0 / tau
+        q = t / (1.0 - G1 * t)
+        slope = 1.0 - c * G1**2 * float((q * q) @ p)      # -G^2 dz/dG
+        if slope <= 0:
+            return None, 0.0
+        ov = w1 * slope
+        if not -1e-6 <= ov <= 1.0 + 1e-6:
+            import warnings
+            warnings.warn(f"fixed-T mean-outlier squared cosine {ov} outside [0, 1]", RuntimeWarning, stacklevel=2)
+        return float(tau + c * float(q @ p)), float(ov)
+
+    def predict(self, beta: float, *, centered: bool = True, spike_norm2: float | None = None,
+                delta_norm2: float | None = None, d: int | None = None,
+                threshold: float | None = None) -> FixedTPrediction:
+        """The fixed-``T`` prediction as a :class:`FixedTPrediction` (see :func:`finite_T_spike`)."""
+        beta = _checks.nonnegative("beta", beta)
+        centered = _checks.flag("centered", centered)
+        if d is not None:
+            d = _checks.integer("d", d, minimum=2)
+        if threshold is not None:
+            threshold = _checks.positive("threshold", threshold)
+        pop = predict(self.delta, self.gamma, self.w, self.R, beta, centered=True,
+                      spike_norm2=spike_norm2, delta_norm2=delta_norm2)
+        b, frac, _ = _realized(beta, self.delta, True, delta_norm2, spike_norm2, None)
+        xs, etas, widths, lerr, oerr = (float(v[0]) for v in self._outliers(np.array([b])))
+        x = None if math.isnan(xs) else xs
+        m_out, m_ov = (None, 0.0) if centered else self.mean_outlier()
+        count = res = single = mass = None
+        if d is not None and x is not None:
+            cnt, rs = self.bulk_above(x, d)
+            count, res = float(cnt), float(rs)
+            single = bool(count + res <= self.max_count)
+            if threshold is None:
+                threshold = x * (1.0 - math.sqrt(2.0 / d))
+        elif d is not None:
+            single = False
+        if threshold is not None and beta > 0:
+            mass = self.mass_above(beta, threshold, spike_norm2=spike_norm2, delta_norm2=delta_norm2)
+        return FixedTPrediction(
+            delta=self.delta, gamma=self.gamma, beta=beta, centered=bool(centered), finite_table=True,
+            kappa=self.kappa, alpha=self.alpha, sigma_w=self.sigma_w, theta=self.alpha * b,
+            snr=self.alpha * b / self.kappa, bulk_edge=math.inf,
+            population_outlier=pop.population_outlier, population_overlap=pop.population_overlap,
+            sample_outlier=x, sample_overlap=etas, overlap=etas * frac,
+            mean_outlier=m_out, mean_overlap=m_ov, width=widths,
+            location_error=lerr, overlap_error=oerr * frac, d=d, bulk_above=count,
+            count_resolution=res, single_eigenvalue=single, threshold=threshold, mass_above=mass)
+
+
+_SPIKE_CACHE: dict = {}
+
+
+def finite_T_spike(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, beta: float, *,
+                   centered: bool = True, spike_norm2: float | None = None,
+                   delta_norm2: float | None = None, threshold: float | None = None,
+                   **options) -> FixedTPrediction:
+    """The signal eigenvalue of ``S`` at fixed ``T`` (:class:`FiniteTSpike`, cached by its arguments).
+
+    The exact-in-``T`` counterpart of :func:`predict` (``finite_table=True``), derived in this
+    book (chapter 3, conjecture ``conj-fixed-T-spike``): ``sample_outlier`` solves
+    ``G(x) Gamma_s(G(x)) = delta / (||mu + Delta||^2 - delta)`` and ``overlap`` is the squared cosine of
+    its eigenvector with ``mu / ||mu||``.  One call takes a few seconds at ``T <= 64`` (building the
+    model); further calls with the same ``delta, gamma, w, R`` reuse it (milliseconds).
+
+    Parameters
+    ----------
+    delta, gamma : float
+        ``d/V > 0`` and ``d/N > 0``.
+    w : array_like, shape (T,)
+        Pooling weights (not all zero).
+    R : array_like, shape (T, T)
+        Positional sign correlation.
+    beta : float
+        Signal strength ``||mu||^2 >= 0``.
+    centered : bool
+        Centered ``S`` (default) or the paper's uncentered ``S`` (adds ``mean_outlier``).
+    spike_norm2, delta_norm2 : float, optional
+        Realized ``||mu + Delta||^2`` and ``||Delta||^2`` of a table, as in :func:`predict`.
+    threshold : float, optional
+        Threshold of ``mass_above`` (default with ``d``: one token-norm standard deviation below the root).
+    **options
+        ``d`` (the dimension of the validity check, and of the typical token spectrum when
+        ``T' = 1``), and ``n_tokens``, ``block``, ``n_atoms``, ``outlier_block``, ``outlier_draws``,
+        ``seed``, ``max_width``, ``max_count`` of :class:`FiniteTSpike`.
+
+    Returns
+    -------
+    FixedTPrediction
+        ``sample_outlier`` (``None`` without a solution) and ``overlap`` as in :func:`predict`;
+        ``sample_overlap`` is the squared cosine with ``u_tilde = (mu + Delta)/||mu + Delta||``
+        (one stage: there is no separate sample transition here); ``population_outlier`` and
+        ``population_overlap`` are those of the population stage (``N -> infinity``), which do not
+        depend on ``T`` beyond ``kappa`` and ``alpha``; ``bulk_edge`` is ``inf`` (the fixed-``T``
+        bulk has no right edge); ``mean_outlier`` and ``mean_overlap`` (uncentered) from the
+        Perron eigenvalue of ``d M``; the discretization errors; with ``d``, the validity check
+        (``bulk_above``, ``single_eigenvalue``) and ``mass_above``.
+    """
+    d = options.get("d")
+    return fixed_T_spike_model(delta, gamma, w, R, **options).predict(
+        beta, centered=centered, spike_norm2=spike_norm2, delta_norm2=delta_norm2, d=d, threshold=threshold)
+
+
+def fixed_T_spike_model(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, **options) -> FiniteTSpike:
+    """The cached :class:`FiniteTSpike` of these arguments (built once, a few seconds at ``T' <= 64``)."""
+    delta = _checks.positive("delta", delta)
+    gamma = _checks.positive("gamma", gamma)
+    R = _checks.correlation(R)
+    w = _checks.weights(w, T=R.shape[0])
+    if options.get("d") is not None:
+        _checks.integer("d", options["d"], minimum=2)
+    if options.get("d") is not None and np.count_nonzero(w) > 1:
+        options = dict(options, d=None)          # d only changes the model at T' = 1
+    key = (delta, gamma, tuple(w.tolist()), tuple(map(tuple, R.tolist())), tuple(sorted(options.items())))
+    if key not in _SPIKE_CACHE:
+        _SPIKE_CACHE[key] = FiniteTSpike(delta, gamma, w, R, **options)
+    return _SPIKE_CACHE[key]
+
+
+def load_fixed_T_spike_correlated() -> tuple[list[dict], dict]:
+    """Simulations of the signal eigenvalue at fixed ``T`` with correlated positions
+    (``seqrmt/data/fixed_T_spike_correlated.csv``, written by
+    ``python benchmarks/fixed_T_spike_correlated.py``; its header holds the seeds and the command).
+
+    Rows ``kind = "spike"``: Markov ``rho = 0.8`` at ``T = 2, 4, 8, 16`` and the prefix model with
+    ``L = T/4`` at ``T = 32, 64``, ``d = 800``, with the mean and standard error over the tables of the
+    top eigenvalue (``lambda_sim``, ``lambda_sem``) and of its squared cosine with ``mu / ||mu||``
+    (``overlap_sim``, ``overlap_sem``).  Rows ``kind = "validity"``: the point ``T = 2``, ``rho = 0.6``,
+    ``w = (0.75, 0.25)``, ``delta = 0.5``, ``gamma = 1`` at ``d = 500`` and ``1000``, with also the number of
+    eigenvalues above ``x`` in tables at ``beta = 0`` (``count_beta0``, ``count_sem``) and the squared
+    cosine carried by the eigenvalues above ``threshold`` (``mass_sim``, ``mass_sem``).
+
+    Returns
+    -------
+    (list of dict, dict)
+        The rows and the header.
+    """
+    from .validation.tables import _load
+    return _load("fixed_T_spike_correlated.csv")
+
+
+def fixed_T_setting(row: dict) -> tuple[np.ndarray, np.ndarray]:
+    """The weights and sign correlation ``(w, R)`` of a row of :func:`load_fixed_T_spike_correlated`.
+
+    ``R``: :func:`seqrmt.markov_correlation` (``R = "markov"``, ``rho = R_par``) or
+    :func:`seqrmt.prefix_correlation` (``R = "prefix"``, ``L = R_par``) at the row's ``T``;
+    ``w``: the weights named by the row (:func:`seqrmt.named_weights`), or, for a row of
+    kind ``"validity"``, the weights written out in it.
+    """
+    if not isinstance(row, dict) or not {"T", "R", "R_par", "weights"} <= row.keys():
+        raise ValueError("row must be a row of load_fixed_T_spike_correlated() "
+                         "(a dict with T, R, R_par and weights)")
+    T = _checks.integer("T", row["T"], minimum=1)
+    if row["R"] == "markov":
+        R = markov_correlation(T, row["R_par"])
+    elif row["R"] == "prefix":
+        R = prefix_correlation(T, int(row["R_par"]))
+    else:
+        raise ValueError(f"row['R'] must be 'markov' or 'prefix', got {row['R']!r}")
+    if row.get("kind") == "validity":
+        return np.array([float(v) for v in str(row["weights"]).split()]), R
+    return named_weights(row["weights"], R), R
