@@ -272,3 +272,43 @@ def test_course_page_stars_agree_with_the_chapters():
     # a planted mismatch is caught
     planted = re.sub(r"(<ch3-ex-5>`\s*\()★+", r"\1★★", text)
     assert planted != text and syllabus_star_mismatches(planted, stars)
+
+
+def course_page_plan_problems(text: str, problem_labels: set[str]) -> list[str]:
+    """What is wrong with the time plans and problem sets of the course page's lectures."""
+    bad = []
+    lectures = re.split(r"^\*\*Lecture (\d)\.", text, flags=re.M)[1:]
+    for number, body in zip(lectures[::2], lectures[1::2]):
+        body = body.split("\n\n", 1)[0]
+        plan = re.search(r"^\*Time \((\d+) min\):\*(.*?)(?=^\*)", body, re.M | re.S)
+        if not plan:
+            bad.append(f"lecture {number}: no *Time (90 min):* line")
+        else:
+            minutes = sum(int(m) for m in re.findall(r"\((\d+)\)", plan.group(2)))
+            if minutes != int(plan.group(1)):
+                bad.append(f"lecture {number}: the parts sum to {minutes} min, not {plan.group(1)}")
+        sets = re.findall(r"\{ref\}`(ps\d_\w+) <(ps\d-[\w-]+)>`", body)
+        if not sets:
+            bad.append(f"lecture {number}: no problem set")
+        for name, label in sets:
+            if label not in problem_labels or label != name.replace("_", "-"):
+                bad.append(f"lecture {number}: {name} <{label}> is not a section of book/problem_sets.md")
+    if len(lectures) // 2 != 6:
+        bad.append(f"{len(lectures) // 2} lectures, 6 expected")
+    return bad
+
+
+def test_course_page_lectures_have_a_time_plan_and_problem_sets():
+    text = (BOOK / "syllabus.md").read_text(encoding="utf-8")
+    labels = set(re.findall(r"^\((ps\d-[\w-]+)\)=\n## Problem set",
+                            (BOOK / "problem_sets.md").read_text(encoding="utf-8"), re.M))
+    masters = {p.stem for p in (ROOT / "problems" / "masters").glob("ps*.ipynb")}
+    assert labels == {m.replace("_", "-") for m in masters}, "a problem set without its label"
+    assert not course_page_plan_problems(text, labels)
+    assert {m for m in masters if f"<{m.replace('_', '-')}>`" not in text} == set(), \
+        "a problem set that no lecture sets"
+    # a wrong sum and an unknown set are caught
+    planted = re.sub(r"(\*Time \(90 min\):\* the Marchenko-Pastur law from simulation to formula )\(25\)", r"\g<1>(35)", text)
+    assert planted != text and any("sum to" in m for m in course_page_plan_problems(planted, labels))
+    planted = text.replace("<ps3-bbp>", "<ps3-nothing>")
+    assert planted != text and any("ps3_bbp" in m for m in course_page_plan_problems(planted, labels))

@@ -1,6 +1,7 @@
 """Static checks of the lecture decks (``slides/*.ipynb``), without executing them.
 
-* every chapter 0-7 listed in ``_toc.yml`` has a deck ``slides/<chapter>.ipynb``;
+* every numbered chapter listed in ``_toc.yml`` (``book/00_toolkit`` to
+  ``book/08_learned_attention``, and any later one) has a deck ``slides/<chapter>.ipynb``;
 * every deck has at least 8 slides (as ``scripts/build_slides.py`` cuts them), at least
   two figures, and is stored without outputs;
 * **slides and book cannot disagree**: every ``srp.<function>(...)`` call of a deck (a
@@ -31,7 +32,8 @@ from book_toc import toc_pages
 
 ROOT = Path(__file__).resolve().parents[1]
 SLIDES = ROOT / "slides"
-CHAPTER_RE = re.compile(r"^book/(0[0-7]_\w+)$")
+#: A numbered chapter of the book (``book/00_toolkit`` ... ``book/08_learned_attention``).
+CHAPTER_RE = re.compile(r"^book/(\d\d_\w+)$")
 
 
 def _build_module():
@@ -86,9 +88,17 @@ def _chapter_calls(chapter: str) -> set[str]:
 
 def test_every_chapter_has_a_deck():
     chapters = toc_chapters()
-    assert chapters, "no chapter book/0N_* found in _toc.yml"
+    assert chapters, "no chapter book/NN_* found in _toc.yml"
     missing = [c for c in chapters if c not in DECKS]
     assert not missing, f"chapters without a deck slides/<chapter>.ipynb: {missing}"
+
+
+def test_every_numbered_chapter_is_required():
+    """The chapters that must have a deck are every numbered page of the table of contents."""
+    numbered = [Path(f).name.removesuffix(".ipynb") for f in toc_pages()
+                if re.match(r"^book/\d", f)]
+    assert toc_chapters() == numbered
+    assert "08_learned_attention" in toc_chapters()
 
 
 def test_decks_have_a_chapter():
