@@ -97,9 +97,11 @@ def readers_env():
 # ------------------------------------------------------------------ parallel runs (xdist)
 #: Test files whose tests take the longest (measured with ``--durations``); sent out right
 #: after the notebooks so that no long unit is left for the end of the run.
-SLOW_FILES = ("tests/test_standalone_a.py", "tests/test_standalone_b.py", "tests/test_binder_env.py", "tests/test_execution_cache.py", "tests/test_validation.py",
+#: The two files that use the readers' environment (made once, under a lock) are far apart, so
+#: that the second does not wait for the first to make it.
+SLOW_FILES = ("tests/test_standalone.py", "tests/test_execution_cache.py", "tests/test_validation.py",
               "tests/test_experiments.py", "tests/test_learning.py", "tests/test_executor.py",
-              "tests/test_problem_sets.py")
+              "tests/test_problem_sets.py", "tests/test_binder_env.py")
 #: Tests spread over the workers one by one (each worker has its own browser and server).
 SPREAD_DIRS = ("tests/browser/",)
 

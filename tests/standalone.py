@@ -29,10 +29,13 @@ packages, and the chapter then runs there.*  Split it:
    module and no data file), a copy still equal to the repository's ``seqrmt/``;
 4. the chapter's code runs to the end with that ``seqrmt`` and those packages.
 
-Parts 1-3 depend on the readers' environment and run in it, for every chapter, always
-(:func:`check_environment`: the install cell itself, then the chapter's own import
-statements verbatim, then an import of every module of step 2, then a report of the
-environment).  Part 4 is a computation: given the same code (step 3), the same versions of
+Parts 1-3 depend on the readers' environment and run in it, for every chapter, always.
+The install cell is the same code in every chapter (checked for each: :func:`install_cell`), so
+part 1 runs once per test run, in a kernel of a fresh layer (:func:`installed_layer`, through
+:func:`check_environment`), and parts 2 and 3 for each chapter in a Python process of that layer
+(:func:`imports_in_layer`: the chapter's own import statements verbatim, then an import of
+every module of step 2, then a report of the environment, whose files must be the layer's).
+A chapter whose install cell differs is checked in a layer of its own, to the end.  Part 4 is a computation: given the same code (step 3), the same versions of
 every distribution the readers' environment has (NumPy, SciPy, Matplotlib, ... compared one by
 one with the development environment) and one BLAS thread in both, it gives the same result
 in either environment, and the development environment has already run it: the execution cache
@@ -44,8 +47,9 @@ environment (``check_environment(..., full=True)``, the report at its end and th
 assertions) only when that argument does not hold: no valid cache entry (no build yet, or a
 changed notebook or ``seqrmt``), ``seqrmt/`` edited since the wheel was built, a distribution
 whose version differs between the two environments (then the computation could differ), or
-``SEQRMT_STANDALONE=full``.  (Measured on two chapters: about 25 s a chapter instead of 115-140
-s on a loaded machine; ``benchmarks/README.md``.)  ``tests/test_binder_env.py`` executes a chapter top to bottom in
+``SEQRMT_STANDALONE=full``.  (Measured: about 25 s a chapter instead of 115-140 s on a loaded
+machine with a layer and an install per chapter, a few seconds a chapter with the shared layer;
+``benchmarks/README.md``.)  ``tests/test_binder_env.py`` executes a chapter top to bottom in
 the readers' packages on every run, so the rendering machinery of that environment (the inline
 Matplotlib backend, the widgets) is exercised end to end as well.  What this leaves unchecked
 in the fast path is only an environment effect that neither the imports nor the versions show:
@@ -351,6 +355,57 @@ def check_environment(notebook: Path, readers: Path, wheel: Path, tmp: Path, ful
     return json.loads(text.strip().splitlines()[-1])
 
 
+def install_cell(notebook: Path) -> str:
+    """The source of the chapter's install cell (its first code cell, tagged ``seqrmt-install``)."""
+    cells = [c for c in nbformat.read(notebook, as_version=4).cells if c.cell_type == "code"]
+    assert cells and INSTALL_TAG in cells[0].metadata.get("tags", []), \
+        f"{notebook.name}: its first code cell is not the install cell"
+    return cells[0].source
+
+
+def installed_layer(readers: Path, wheel: Path) -> tuple[Path, dict]:
+    """One layer over ``readers`` in which the install cell of the first chapter has run, in a
+    kernel, once per test run (under the lock of :func:`create_readers_env`): the layer and the
+    report of its environment (parts 1 and 3 of the module docstring, for every chapter whose
+    install cell is the same code)."""
+    work = WORK / "installed"
+    stamp = WORK / "installed.run"
+    with open(WORK / ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if stamp.is_file() and stamp.read_text() == RUN_ID and (work / "report.json").is_file():
+                return work / "env", json.loads((work / "report.json").read_text())
+            shutil.rmtree(work, ignore_errors=True)
+            stamp.unlink(missing_ok=True)
+            report = check_environment(BOOK / CHAPTERS[0], readers, wheel, work)
+            assert_environment(report, work)
+            (work / "report.json").write_text(json.dumps(report))
+            stamp.write_text(RUN_ID)
+            return work / "env", report
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def imports_in_layer(notebook: Path, env: Path, tmp: Path) -> dict:
+    """The chapter's own import statements, then an import of every module of ``seqrmt``, in a
+    Python process of the layer ``env`` (no ``PYTHONPATH``, one BLAS thread), run in a folder
+    holding the notebook alone; the report of :data:`REPORT`."""
+    source = nbformat.read(notebook, as_version=4)
+    folder = tmp / "alone"
+    folder.mkdir(parents=True)
+    shutil.copy(notebook, folder / notebook.name)
+    code = "\n".join(chapter_import_statements(source)) + "\n" + REPORT % {
+        "modules": package_modules(WORK / "repository" / "seqrmt")}
+    env_vars = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env_vars.update(PYTHONPATH="", MPLBACKEND="Agg", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
+                    MKL_NUM_THREADS="1")
+    done = subprocess.run([str(env / "bin" / "python"), "-c", code], cwd=folder, env=env_vars,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, f"{notebook.name}: its imports fail in the readers' environment:\n" \
+        + done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def _package_hashes(folder: Path) -> dict[str, str]:
     return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts
@@ -403,12 +458,19 @@ def executes_alone(name: str, readers: tuple[Path, Path], tmp: Path) -> str:
     edited = source_changes()
     if edited:
         reasons.append(f"seqrmt edited since its wheel was built: {', '.join(edited)}")
+    if not reasons and install_cell(notebook) != install_cell(BOOK / CHAPTERS[0]):
+        reasons.append(f"its install cell is not the one of {CHAPTERS[0]}")
     if not reasons:
-        report = check_environment(notebook, *readers, tmp / "check")
-        assert_environment(report, tmp / "check")
+        # parts 1 and 3: the install cell, the same code in every chapter, ran once in a kernel of
+        # a fresh layer (installed_layer); part 2: this chapter's imports in that layer
+        layer, installed = installed_layer(*readers)
+        report = imports_in_layer(notebook, layer, tmp / "check")
+        assert Path(report["module"]).resolve() == Path(installed["module"]).resolve(), report["module"]
+        assert not report["failed"], f"modules missing in the readers' environment: {report['failed']}"
+        assert report["files"] == installed["files"]
         differences = version_differences(report)
         if not differences:
-            return f"environment checked; the run to the end is {evidence}"
+            return f"install cell run once in {layer}; imports checked; the run to the end is {evidence}"
         reasons.append(f"versions differ from the development environment: {', '.join(differences)}")
     report = check_environment(notebook, *readers, tmp / "full", full=True)
     assert_environment(report, tmp / "full")
