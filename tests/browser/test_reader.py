@@ -143,6 +143,32 @@ def test_search_field_check_catches_a_second_button(new_page, site_url):
     assert any("2 visible search buttons" in p for p in problems), problems
 
 
+# ------------------------------------------------------------------ axe with formulas set aside
+def test_axe_with_formulas_set_aside_reports_what_the_full_run_reports(new_page, site_url):
+    """A planted image without alt text in the text is reported with and without the inner markup
+    of the formulas after the first 40; one planted in the last formula only by the full run (what
+    the set-aside gives up: the renderer's markup is checked on the first 40 formulas of a page and
+    on every formula of the pages of FULL_FORMULA_PAGES); and the page is as it was afterwards."""
+    page = new_page(1280)
+    _open(page, f"{site_url}/book/notation.html")
+    count = "() => [document.querySelectorAll('*').length, document.querySelectorAll('mjx-container').length]"
+    assert page.evaluate(count)[1] > 41
+    plant = """(where) => { const img = document.createElement('img'); img.src = 'x.png';
+        const f = document.querySelectorAll('main mjx-container');
+        (where === 'text' ? document.querySelector('main p') : f[f.length - 1]).appendChild(img); }"""
+    page.evaluate(plant, "text")
+
+    def image_alt(**kw) -> int:
+        return {v["id"]: v["nodes"] for v in site_checks.run_axe(page, skip=["color-contrast"], **kw)}.get(
+            "image-alt", 0)
+
+    assert image_alt() == image_alt(formulas_kept=40) == 1
+    page.evaluate(plant, "last formula")
+    before = page.evaluate(count)
+    assert image_alt() == 2 and image_alt(formulas_kept=40) == 1
+    assert page.evaluate(count) == before
+
+
 # ------------------------------------------------------------------ sidebar buttons
 @pytest.mark.parametrize("width", [390, 1280])
 def test_sidebar_buttons_open_their_panels(new_page, site_url, width):

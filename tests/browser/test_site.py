@@ -392,13 +392,18 @@ JS_FOCUS_RING = """
 #: intro, with the navigation every page shares, and the heaviest chapter); on the other
 #: pages every other rule runs.  benchmarks/site_weight.py runs all rules on every page.
 FULL_AXE_PAGES = ("book/intro", "book/03_bbp")
+#: axe checks the inner markup of this many formulas of a page (of every formula on the pages of
+#: FULL_FORMULA_PAGES); the others' is the same renderer's (site_checks.run_axe).
+FORMULAS_CHECKED = 40
+FULL_FORMULA_PAGES = ("book/intro",)
 
 
 def _check_accessibility(page, problems: list[str], page_name: str = "") -> None:
     """axe-core (WCAG 2.0/2.1 A and AA: critical and serious impacts), alt texts,
     equations out of the tab order, and the slider handles."""
     skip = [] if page_name in FULL_AXE_PAGES else ["color-contrast"]
-    for v in site_checks.run_axe(page, skip=skip):
+    kept = None if page_name in FULL_FORMULA_PAGES else FORMULAS_CHECKED
+    for v in site_checks.run_axe(page, skip=skip, formulas_kept=kept):
         problems.append(f"axe {v['impact']} '{v['id']}' on {v['nodes']} node(s): {v['help']}; "
                         f"e.g. {'; '.join(v['targets'][:2])}")
     alt = page.evaluate(site_checks.JS_ALT_AUDIT)
