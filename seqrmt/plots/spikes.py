@@ -21,7 +21,7 @@ from ..model import prefix_correlation, sizes
 from ..spectrum import bulk_atom, bulk_density, bulk_edges
 from ..spikes import (critical_beta, population_threshold, predict, sample_threshold,
                       spike_curve)
-from ._style import (IDEAL_COLOR, MEAN_SPIKE_COLOR, SIM_COLOR, THEORY_COLOR, figure, legend_below, finish, fmt, set_alt)
+from ._style import (IDEAL_COLOR, MEAN_SPIKE_COLOR, SIM_COLOR, THEORY_COLOR, figure, legend_below, legend_right, finish, fmt, set_alt)
 
 __all__ = ["spikes_spectrum", "spikes_centering", "spikes_vs_beta",
            "spikes_phase_diagram", "spikes_fixed_T", "spikes_fixed_T_limit", "spikes_fixed_T_vs_T"]
@@ -265,8 +265,9 @@ def spikes_vs_beta(*, delta: float = 0.5, gamma: float = 0.25, T: int = 16, L: i
                      capsize=3, label=lab, zorder=5)
         ax2.errorbar(sim_betas, ov.mean(1), sd(ov), fmt="o", color=SIM_COLOR, mec="k", mew=0.5,
                      capsize=3, label=lab, zorder=5)
-    ax1.set_xlim(0, beta_max)
-    ax2.set_xlim(0, beta_max)
+    # a margin on the right: the simulation at beta_max is drawn whole
+    ax1.set_xlim(0, 1.03 * beta_max)
+    ax2.set_xlim(0, 1.03 * beta_max)
     ax2.set_ylim(-0.02, 1.02)
     finish(ax1, xlabel=r"signal strength $\beta=\|\mu\|^2$", ylabel=r"top eigenvalue $\lambda_1(S_c)$",
            title=f"{weights} weights, prefix $T={T}, L={L}$, $\\delta={delta:g}$, $\\gamma={gamma:g}$")
@@ -495,7 +496,8 @@ def spikes_fixed_T_limit(*, Ts=(1, 2, 4, 8, 16), delta: float = 0.5, gamma: floa
     ax.set_ylim(-0.02, 0.8)
     finish(ax, xlabel=r"$\beta/\beta_c$ (large-$T$ sample threshold $\beta_c$)",
            ylabel=r"$|\hat u^\top u|^2$ predicted",
-           title=f"mean pooling, independent positions, $\\delta={delta:g}$, $\\gamma={gamma:g}$")
+           title=f"mean pooling, independent positions, $\\delta={delta:g}$, $\\gamma={gamma:g}$", legend=False)
+    legend_right(ax)            # off the curves (the dips of T = 1 reach every height)
     return set_alt(fig, "Predicted alignment of the signal eigenvector with μ against β over the large-T threshold, "
                         "one solid curve per sequence length T = " + ", ".join(map(str, Ts))
                    + ", and the large-T curve (dashed, the same for every T). The largest gap between a "
