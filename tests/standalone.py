@@ -35,8 +35,8 @@ part 1 runs once per test run, in a kernel of a fresh layer (:func:`installed_la
 :func:`check_environment`), and parts 2 and 3 for each chapter in a Python process of that layer
 (:func:`imports_in_layer`: the chapter's own import statements verbatim, then an import of
 every module of step 2, then a report of the environment, whose files must be the layer's).
-A chapter whose install cell differs is checked in a layer of its own, to the end.  Part 4 is a computation: given the same code (step 3), the same versions of
-every distribution the readers' environment has (NumPy, SciPy, Matplotlib, ... compared one by
+A chapter whose install cell differs is checked in a layer of its own, to the end.  Part 4 is
+a computation: given the same code (step 3), the same versions of every distribution the readers' environment has (NumPy, SciPy, Matplotlib, ... compared one by
 one with the development environment) and one BLAS thread in both, it gives the same result
 in either environment, and the development environment has already run it: the execution cache
 (``_build/.jupyter_cache``, filled by the build) holds an execution of this exact notebook,
@@ -335,17 +335,14 @@ def check_environment(notebook: Path, readers: Path, wheel: Path, tmp: Path, ful
     ``full`` every cell of the chapter, top to bottom (part 4 too); then a report of the
     environment, returned: prefix, seqrmt's file, failed imports, versions, installed files."""
     source = nbformat.read(notebook, as_version=4)
-    install = [c for c in source.cells if c.cell_type == "code" and INSTALL_TAG in c.metadata.get("tags", [])]
-    assert install and source.cells.index(install[0]) == min(
-        i for i, c in enumerate(source.cells) if c.cell_type == "code"), \
-        f"{notebook.name}: its first code cell is not the install cell"
+    install = install_cell(notebook)
     report = nbformat.v4.new_code_cell(REPORT % {"modules": package_modules(WORK / "repository" / "seqrmt")})
     if full:
         nb = source
         nb.cells.append(report)
     else:
         nb = nbformat.v4.new_notebook(metadata=source.metadata)
-        nb.cells = [nbformat.v4.new_code_cell(install[0].source),
+        nb.cells = [nbformat.v4.new_code_cell(install),
                     nbformat.v4.new_code_cell("\n".join(chapter_import_statements(source))), report]
     folder = tmp / "alone"
     folder.mkdir(parents=True)

@@ -133,8 +133,9 @@ def run_axe(page, tags: list[str] | None = None, skip: list[str] | None = None,
     inner markup of the formulas after the first ``k`` (taken out of the page for the run and
     put back after it; the containers, with their attributes, stay): 32 s to 4.4 s on the
     appendix.  A defect inside a formula that was set aside is not seen (``test_reader.py``
-    plants one); the renderer's markup is checked on the first ``k`` formulas of every page.  Formulas wider than the column then no longer scroll, so the scroll boxes are
-    checked at the load event with every formula (:func:`check_scroll_boxes_at_load`)."""
+    plants one); the renderer's markup is checked on the first ``k`` formulas of every page.
+    Formulas wider than the column then no longer scroll, so the scroll boxes are checked at the
+    load event with every formula (:func:`check_scroll_boxes_at_load`)."""
     if not page.evaluate("() => typeof window.axe !== 'undefined'"):
         page.add_script_tag(path=str(AXE_JS))
     aside = page.evaluate(JS_FORMULAS_ASIDE, formulas_kept) if formulas_kept is not None else 0
