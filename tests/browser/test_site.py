@@ -619,12 +619,16 @@ def test_page_works_from_disk(browser, built_site, page_name) -> None:
 #: serves it (gzip): first contentful paint, largest contentful paint, and total
 #: blocking time (long tasks after the first paint until the page is quiet).  A chapter
 #: typeset by MathJax in the browser blocked for 9-10 s; typeset at build time, chapter 3
-#: (the longest page, 36,000 elements) blocks for 0.83-0.94 s on an idle 2-core machine and
-#: 1.3-2.0 s with both cores busy (the layout of the whole page), so the budget, 1.5 s,
-#: separates the two by a factor of six with room for a loaded machine.
+#: (the longest page, 36,000 elements) blocks for 0.85-0.97 s on an idle 2-core machine,
+#: 1.6 s with two busy processes beside it, and 1.6-1.9 s in the test command (the other
+#: worker loading pages too): CPU throttling multiplies whatever slowdown the load causes,
+#: and a page benchmark run before the visit does not see it (the load falls on the
+#: browser's other threads).  The budget, 2.5 s, lies above the loaded range and a factor
+#: of four below the failure it guards against (typesetting or another heavy script at
+#: load); the idle value is tracked in benchmarks/site_weight.py.
 FCP_BUDGET_MS = 5_000
 LCP_BUDGET_MS = 4_000
-TBT_BUDGET_MS = 1_500
+TBT_BUDGET_MS = 2_500
 #: Attempts per page; the best value of each measure counts.  Other processes on a busy
 #: machine only ever add time (CPU throttling multiplies whatever slowdown the load
 #: causes), so the best of a few cold visits is the measurement of the page itself.
