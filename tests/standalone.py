@@ -36,8 +36,9 @@ part 1 runs once per test run, in a kernel of a fresh layer (:func:`installed_la
 (:func:`imports_in_layer`: the chapter's own import statements verbatim, then an import of
 every module of step 2, then a report of the environment, whose files must be the layer's).
 A chapter whose install cell differs is checked in a layer of its own, to the end.  Part 4 is
-a computation: given the same code (step 3), the same versions of every distribution the readers' environment has (NumPy, SciPy, Matplotlib, ... compared one by
-one with the development environment) and one BLAS thread in both, it gives the same result
+a computation: given the same code (step 3), the same versions of every distribution the
+readers' environment has (NumPy, SciPy, Matplotlib, ... compared one by one with the
+development environment) and one BLAS thread in both, it gives the same result
 in either environment, and the development environment has already run it: the execution cache
 (``_build/.jupyter_cache``, filled by the build) holds an execution of this exact notebook,
 without an error output, under the dependency key of the current ``seqrmt`` and
