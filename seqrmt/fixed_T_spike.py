@@ -115,6 +115,22 @@ def _spike_block(V: int, N: int, w: np.ndarray, R: np.ndarray, gamma: float,
     return t, ps / V, tau, w1
 
 
+def _default_draws(Tp: int) -> tuple[int, int]:
+    """Default ``(n_tokens, block)`` of the dense draws for ``T'`` nonzero weights.
+
+    A draw of ``V`` tokens, each sequence holding ``T'`` distinct tokens of the ``V / 2`` of its
+    class, has an ``O(T' / V)`` bias in the top of its spectrum; from ``T' = 32`` on it moved the
+    alignment by 0.01-0.02 at ``V = 512`` against simulations at ``d = 1600`` (``benchmarks/README.md``,
+    "The spike at fixed T"), so the block is then 2048 tokens, two of them (a third would cost 2-3 s
+    more, one dense eigendecomposition, for the ten-second budget of one prediction at ``T = 64``).
+    """
+    if Tp <= 10:
+        return 16000, 500
+    if Tp < 32:
+        return 6144, 512
+    return 4096, 2048
+
+
 _OUTLIER_WEIGHT = 25.0   # an eigenvector of a draw of V tokens with s-weight above 25 / V is an outlier
 
 
@@ -254,6 +270,12 @@ class FixedTPrediction(Prediction):
         Discretization error of ``sample_outlier`` (relative) and of ``overlap`` (absolute): the
         change when the bulk of ``nu_M`` and ``nu_s`` is grouped in half as many atoms (``nan``
         without a signal eigenvalue).
+    outlier_location_error, outlier_overlap_error : float
+        Draw error of the outlier of ``d M`` along ``s`` carried into the prediction: the change of
+        ``sample_outlier`` (relative) and of ``overlap`` (absolute) when its atom ``(t_*, w_*)`` is the
+        one of the half-size sparse draws (:attr:`FiniteTSpike.outlier_bias`); ``0`` without such an
+        outlier.  Where that outlier barely leaves the bulk of ``d M`` the prediction is sensitive to
+        it (a change of 1 % in ``t_*`` can move the alignment by 0.03), and this is the larger error.
     d : int or None
         The dimension of the validity check below (``None``: not asked).
     bulk_above : float or None
@@ -277,6 +299,8 @@ class FixedTPrediction(Prediction):
     width: float = 0.0
     location_error: float = math.nan
     overlap_error: float = math.nan
+    outlier_location_error: float = math.nan
+    outlier_overlap_error: float = math.nan
     d: int | None = None
     bulk_above: float | None = None
     count_resolution: float | None = None
@@ -343,7 +367,9 @@ class FiniteTSpike:
       over ``outlier_draws`` sparse draws of ``outlier_block`` tokens (Lanczos, top eigenpairs), a
       draw size at which the ``O(T'/V)`` bias of a finite draw is small; the same over draws of
       half that size gives :attr:`outlier_bias` (the bias of a draw is ``O(1/V)``, so the
-      difference estimates it).  Where the draws have no outlier (``R = I``) nothing changes.
+      difference estimates it), and the prediction with that atom instead gives its error
+      (:attr:`FixedTPrediction.outlier_overlap_error`).  Where the draws have no outlier (``R = I``)
+      nothing changes.
     * *The bulk.*  The other eigenvalues are grouped in ``n_atoms`` atoms of equal ``nu_M`` mass
       that carry both measures; ``nu_M`` is rescaled to its exact mean ``kappa delta``, and the bulk
       part of ``nu_s`` to the mass ``nu_s`` has off the outlier (without an outlier: to its exact
@@ -395,11 +421,11 @@ class FiniteTSpike:
     d : int, optional
         Dimension of the typical token spectrum at ``T' = 1`` (see above); default ``None``: the limit.
     n_tokens : int
-        Tokens drawn in all for the bulk (default ``16000`` up to ``T' = 10``, ``6144`` beyond, where
-        the bulk is smoother; at least two blocks).
+        Tokens drawn in all for the bulk (default ``16000`` up to ``T' = 10``, ``6144`` up to ``T' = 31``
+        and ``4096`` from ``T' = 32`` on, where the bulk is smoother; at least two blocks).
     block : int, optional
-        Tokens per dense draw, even; default ``500`` up to ``T' = 10`` (``T'`` nonzero weights), then
-        ``max(512, 4 T')``.
+        Tokens per dense draw, even; default ``500`` up to ``T' = 10`` (``T'`` nonzero weights), ``512``
+        up to ``T' = 31``, ``2048`` from ``T' = 32`` on (a draw's bias is ``O(T' / block)``).
     n_atoms : int
         Atoms of the grouped bulk (default ``100``).
     outlier_block : int, optional
@@ -445,13 +471,14 @@ class FiniteTSpike:
         self.w = _checks.weights(w, T=self.R.shape[0])
         self.kappa, self.alpha, self.sigma_w = _kappa(self.w), _alpha(self.w, self.R), _sigma_w(self.w)
         self.n_nonzero = Tp = int(np.count_nonzero(self.w))
+        default_tokens, default_block = _default_draws(Tp)
         if n_tokens is None:
-            n_tokens = 16000 if Tp <= 10 else 6144
+            n_tokens = default_tokens
         n_tokens = _checks.integer("n_tokens", n_tokens, minimum=100)
         n_atoms = _checks.integer("n_atoms", n_atoms, minimum=10)
         seed = _checks.integer("seed", seed, minimum=0)
         if block is None:
-            block = 500 if Tp <= 10 else 2 * max(256, 2 * Tp)
+            block = default_block
         block = _checks.integer("block", block, minimum=2 * Tp, even=True)
         if block < 20:
             raise ValueError(f"block must be at least 20 tokens, got {block}")
@@ -466,6 +493,7 @@ class FiniteTSpike:
         ratio = self.delta / self.gamma
         self.s_outlier = self.outlier_bias = None
         to, ro = np.zeros(0), np.zeros(0)
+        half_atom = None
         if Tp == 1:
             from scipy.stats import poisson
             kk = np.arange(1, int(ratio + 12.0 * np.sqrt(ratio) + 40.0))
@@ -514,10 +542,11 @@ class FiniteTSpike:
                 self.s_outlier = full
                 self.outlier_bias = (full[0] - half[0], full[1] - half[1])
                 to, ro = np.array([full[0]]), np.array([full[1]])
+                half_atom = (np.array([half[0]]), np.array([half[1]]))
             else:
                 s_mass = None
 
-            def grouped(K):
+            def grouped(K, ro=ro):
                 t, counts, r = _compress(tt, K, 0, weights=rr)
                 p = (1.0 - h0) * counts / counts.sum()
                 t = t * self.kappa * self.delta / float(t @ p)            # exact mean of nu_M
@@ -535,6 +564,8 @@ class FiniteTSpike:
         lo, mid = 0.5 * self.kappa, 3.0 * edge
         self._m = _Measures(t, p, r, to, ro, c, lo, mid)
         self._mc = _Measures(*rc, to, ro, c, lo, mid)
+        # the same with the outlier atom of the half-size sparse draws: its draw error
+        self._mo = None if half_atom is None else _Measures(*grouped(n_atoms, half_atom[1]), *half_atom, c, lo, mid)
         self._U, self._x, self._H, self._branch = self._m.U, self._m.x, self._m.Hg, self._m.branch
         hmax = float(self._H.real[self._branch])
         self.beta_onset = self.delta / hmax if hmax > 0 else math.inf
@@ -572,11 +603,12 @@ class FiniteTSpike:
         return self._m.H_of(xx.ravel())[0].reshape(xx.shape)
 
     def _outliers(self, b: np.ndarray) -> tuple[np.ndarray, ...]:
-        """Vectorized :meth:`outlier`: ``(x, eta, width, location_error, overlap_error)`` arrays (``nan``
-        location without one)."""
+        """Vectorized :meth:`outlier`: ``(x, eta, width, location_error, overlap_error,
+        outlier_location_error, outlier_overlap_error)`` arrays (``nan`` location without one)."""
         b = np.asarray(b, dtype=float)
         x, eta, width = self._m.solve(b, self.delta)
         xc, etac, _ = self._mc.solve(b, self.delta)
+        xo, etao = self._mo.solve(b, self.delta)[:2] if self._mo is not None else (None, None)
         keep = ~np.isnan(x) & (width <= self.max_width)   # inside the bulk: no eigenvalue of its own
         bad = keep & ((eta < -1e-6) | (eta > 1.0 + 1e-6))
         if bad.any():
@@ -587,9 +619,14 @@ class FiniteTSpike:
         with np.errstate(invalid="ignore"):
             loc_err = np.where(keep, np.abs(xc - x) / x, np.nan)
             ov_err = np.where(keep, np.abs(etac - eta), np.nan)
+            if xo is None:
+                out_loc = out_ov = np.where(keep, 0.0, np.nan)
+            else:
+                out_loc = np.where(keep, np.abs(xo - x) / x, np.nan)
+                out_ov = np.where(keep, np.abs(etao - eta), np.nan)
         x = np.where(keep, x, np.nan)
         eta = np.where(keep, eta, 0.0)
-        return x, eta, width, loc_err, ov_err
+        return x, eta, width, loc_err, ov_err, out_loc, out_ov
 
     def outlier(self, spike_norm2: float) -> tuple[float | None, float, float]:
         """``(x, eta, width)`` for a signal spike ``b = ||mu + Delta||^2``: the location, the squared
@@ -763,7 +800,7 @@ class FiniteTSpike:
         pop = predict(self.delta, self.gamma, self.w, self.R, beta, centered=True,
                       spike_norm2=spike_norm2, delta_norm2=delta_norm2)
         b, frac, _ = _realized(beta, self.delta, True, delta_norm2, spike_norm2, None)
-        xs, etas, widths, lerr, oerr = (float(v[0]) for v in self._outliers(np.array([b])))
+        xs, etas, widths, lerr, oerr, olerr, ooerr = (float(v[0]) for v in self._outliers(np.array([b])))
         x = None if math.isnan(xs) else xs
         m_out, m_ov = (None, 0.0) if centered else self.mean_outlier()
         count = res = single = mass = None
@@ -784,7 +821,8 @@ class FiniteTSpike:
             population_outlier=pop.population_outlier, population_overlap=pop.population_overlap,
             sample_outlier=x, sample_overlap=etas, overlap=etas * frac,
             mean_outlier=m_out, mean_overlap=m_ov, width=widths,
-            location_error=lerr, overlap_error=oerr * frac, d=d, bulk_above=count,
+            location_error=lerr, overlap_error=oerr * frac, outlier_location_error=olerr,
+            outlier_overlap_error=ooerr * frac, d=d, bulk_above=count,
             count_resolution=res, single_eigenvalue=single, threshold=threshold, mass_above=mass)
 
 

@@ -104,8 +104,8 @@ def learning_training(result: LearnedAttention, *, step: int | None = None, ylim
     """Training of positional attention: the weights at one recorded step, and ``alpha/kappa``
     of the weights along the training (marker at ``step``; default the last step).
 
-    ``alpha/kappa`` uses the ``R`` the sequences were drawn from; the dashed lines are
-    mean pooling and ``lambda_max(R)``.
+    ``alpha/kappa`` uses the ``R`` the sequences were drawn from; the dotted lines are mean pooling
+    (its weight ``1/T`` and its ``alpha/kappa``, one legend entry), the dashed line ``lambda_max(R)``.
     """
     if not isinstance(result, LearnedAttention):
         raise TypeError(f"result must be a LearnedAttention, got {type(result).__name__}")
@@ -117,7 +117,7 @@ def learning_training(result: LearnedAttention, *, step: int | None = None, ylim
     ratios = np.array([_ratio(w, R) for w in h["weights"]])
     fig, (ax1, ax2) = figure(1, 2, width=7, height=6)
     ax1.bar(np.arange(1, T + 1), h["weights"][k], color=_LEARNED_COLORS["learned"])
-    ax1.axhline(1 / T, color=WEIGHT_COLORS["mean"], ls=":", lw=1, label="mean pooling $1/T$")
+    ax1.axhline(1 / T, color=WEIGHT_COLORS["mean"], ls=":", lw=1, label="mean pooling")   # one legend entry for both panels
     ax1.set_ylim(0, ylim if ylim is not None else max(0.3, 1.1 * h["weights"][k].max()))
     finish(ax1, xlabel="position $t$", ylabel="learned weight $w_t$", legend=False,
            title=f"$N={result.params['N']}$, step {int(steps[k])}: "
