@@ -123,9 +123,17 @@ EXIT_GRACE_S = 180
 def pytest_unconfigure(config):
     """A process that does not exit within :data:`EXIT_GRACE_S` after its last test (a thread or a
     child that never ends) prints the stacks of its threads and exits, so the run never stalls
-    after its tests (pytest-timeout covers each test, this the time after them)."""
+    after its tests (pytest-timeout covers each test, this the time after them).
+
+    Not in an xdist worker: a worker that has finished waits, idle, until the controller closes it
+    after the last worker finishes (more than three minutes when the other worker holds a long file),
+    and a watchdog there killed such a worker, which xdist took for a crash and replaced with one the
+    run then waited for without end.  The controller ends its workers itself (execnet terminates a
+    worker that does not exit in time), and this watchdog guards the controller."""
     import faulthandler
 
+    if hasattr(config, "workerinput"):
+        return
     faulthandler.dump_traceback_later(EXIT_GRACE_S, exit=True)
 
 
