@@ -25,6 +25,7 @@ import http.server
 import io
 import math
 import os
+import re
 import time
 from pathlib import Path
 
@@ -738,3 +739,65 @@ def slider_overlap_problems(page) -> tuple[int, list[str]]:
     (the rendered widgets, as shown): (sliders checked, problems)."""
     found = page.evaluate(JS_SLIDER_OVERLAPS)
     return found["checked"], list(found["bad"])
+
+
+# ------------------------------------------------------------------ the first figure of a chapter
+#: A chapter's first figure lies within its first two screens at 1280x800 (tests/browser/test_reading.py).
+#: The pages held to it: the chapters.
+FIRST_FIGURE_PAGES = re.compile(r"^book/0[0-9]_")
+FIRST_FIGURE_VIEWPORT = {"width": 1280, "height": 800}
+#: The first two screens of a page at 1280×800.
+FIRST_FIGURE_LIMIT_PX = 2 * FIRST_FIGURE_VIEWPORT["height"]
+
+JS_FIRST_FIGURE = """
+() => {
+  const main = document.querySelector('article.bd-article') || document.querySelector('main')
+               || document.body;
+  const found = [];
+  for (const img of main.querySelectorAll('img')) {
+    const r = img.getBoundingClientRect();
+    const w = Math.max(r.width, img.width || 0, parseFloat(img.getAttribute('width') || '0'));
+    if (w >= 100) found.push({el: img, kind: 'img', what: img.getAttribute('alt') || img.src});
+  }
+  const widgets = main.querySelectorAll(
+      'script[type="application/vnd.jupyter.widget-view+json"], .jupyter-widgets, .widget-subarea');
+  for (const w of widgets) {
+    let el = w;
+    while (el && el.getBoundingClientRect().height === 0 && el !== main) el = el.parentElement;
+    if (el && el !== main) found.push({el: el, kind: 'widget', what: 'explorer'});
+  }
+  if (!found.length) return null;
+  const tops = found.map(f => ({kind: f.kind, what: String(f.what).slice(0, 80),
+                                top: f.el.getBoundingClientRect().top + window.scrollY}));
+  tops.sort((a, b) => a.top - b.top);
+  return tops[0];
+}
+"""
+
+#: The sections' ``content-visibility`` off: far sections are laid out at their real height.
+ALL_LAID_OUT_CSS = "* { content-visibility: visible !important; }"
+
+
+def lay_out_everything(page) -> None:
+    """Turn ``content-visibility`` off (far sections otherwise keep placeholder heights that misplace
+    what follows them), wait for the fonts and go to the top."""
+    page.add_style_tag(content=ALL_LAID_OUT_CSS)
+    page.evaluate("() => document.fonts ? document.fonts.ready : null")
+    page.evaluate("() => window.scrollTo(0, 0)")
+
+
+def first_figure(page) -> dict | None:
+    """The first figure of the page: ``{kind, what, top}`` (top in CSS px from the page top)."""
+    return page.evaluate(JS_FIRST_FIGURE)
+
+
+def first_figure_problem(page, page_name: str) -> str | None:
+    """Why the page's first figure is not within its first two screens (``None`` if it is); the page
+    is laid out at 1280x800 with every section laid out (:func:`lay_out_everything`)."""
+    fig = first_figure(page)
+    if fig is None:
+        return f"{page_name}: no figure or explorer at all"
+    if fig["top"] >= FIRST_FIGURE_LIMIT_PX:
+        return (f"{page_name}: the first figure ({fig['kind']}: {fig['what']}) starts at {fig['top']:.0f} px, "
+                f"below the first two screens ({FIRST_FIGURE_LIMIT_PX} px at 1280×800)")
+    return None

@@ -1,5 +1,9 @@
 """Every chapter shows a figure early: its first figure lies within its first two screens.
 
+The measure (:func:`site_checks.first_figure_problem`) runs inside each chapter's ``file://`` check
+(``test_site.py::test_page_works_from_disk``, on the page that check has open); this file plants a
+late figure and requires the measure to catch it.
+
 A reader who opens a chapter at 1280×800 should meet what the chapter shows (an image or an
 explorer) within the first two screens, 1,600 CSS pixels from the top of the page.  The
 position is measured in the laid-out page with the sections' ``content-visibility`` turned off
@@ -14,44 +18,19 @@ inserted at the top of its article) and must be caught.
 
 from __future__ import annotations
 
-import re
 from urllib.parse import urlsplit
 
 import pytest
 
+import site_checks
 from test_site import PAGES, TIMEOUT_MS
 
 pytestmark = pytest.mark.browser
 
-CHAPTERS = [p for p in PAGES if re.match(r"^book/0[0-9]_", p)]
-VIEWPORT = {"width": 1280, "height": 800}
-#: The first two screens of a page at 1280×800.
-LIMIT_PX = 2 * VIEWPORT["height"]
-
-JS_FIRST_FIGURE = """
-() => {
-  const main = document.querySelector('article.bd-article') || document.querySelector('main')
-               || document.body;
-  const found = [];
-  for (const img of main.querySelectorAll('img')) {
-    const r = img.getBoundingClientRect();
-    const w = Math.max(r.width, img.width || 0, parseFloat(img.getAttribute('width') || '0'));
-    if (w >= 100) found.push({el: img, kind: 'img', what: img.getAttribute('alt') || img.src});
-  }
-  const widgets = main.querySelectorAll(
-      'script[type="application/vnd.jupyter.widget-view+json"], .jupyter-widgets, .widget-subarea');
-  for (const w of widgets) {
-    let el = w;
-    while (el && el.getBoundingClientRect().height === 0 && el !== main) el = el.parentElement;
-    if (el && el !== main) found.push({el: el, kind: 'widget', what: 'explorer'});
-  }
-  if (!found.length) return null;
-  const tops = found.map(f => ({kind: f.kind, what: String(f.what).slice(0, 80),
-                                top: f.el.getBoundingClientRect().top + window.scrollY}));
-  tops.sort((a, b) => a.top - b.top);
-  return tops[0];
-}
-"""
+CHAPTERS = [p for p in PAGES if site_checks.FIRST_FIGURE_PAGES.match(p)]
+VIEWPORT = site_checks.FIRST_FIGURE_VIEWPORT
+LIMIT_PX = site_checks.FIRST_FIGURE_LIMIT_PX
+first_figure = site_checks.first_figure
 
 JS_PLANT = """
 (limit) => {
@@ -72,28 +51,8 @@ def _open(browser, site_url: str, page_name: str):
                   else r.abort("blockedbyclient"))
     page = context.new_page()
     page.goto(f"{site_url}/{page_name}.html", wait_until="load", timeout=TIMEOUT_MS)
-    page.add_style_tag(content="* { content-visibility: visible !important; }")
-    page.evaluate("() => document.fonts ? document.fonts.ready : null")
-    page.evaluate("() => window.scrollTo(0, 0)")
+    site_checks.lay_out_everything(page)
     return context, page
-
-
-def first_figure(page) -> dict | None:
-    """The first figure of the page: ``{kind, what, top}`` (top in CSS px from the page top)."""
-    return page.evaluate(JS_FIRST_FIGURE)
-
-
-@pytest.mark.parametrize("page_name", CHAPTERS)
-def test_first_figure_within_two_screens(browser, site_url, page_name):
-    context, page = _open(browser, site_url, page_name)
-    try:
-        fig = first_figure(page)
-        assert fig is not None, f"{page_name}: no figure or explorer at all"
-        assert fig["top"] < LIMIT_PX, (
-            f"{page_name}: the first figure ({fig['kind']}: {fig['what']}) starts at {fig['top']:.0f} px, "
-            f"below the first two screens ({LIMIT_PX} px at 1280×800)")
-    finally:
-        context.close()
 
 
 def test_a_planted_late_figure_is_caught(browser, site_url, built_site):
@@ -105,5 +64,6 @@ def test_a_planted_late_figure_is_caught(browser, site_url, built_site):
         assert page.evaluate(JS_PLANT, LIMIT_PX)
         after = first_figure(page)
         assert after is not None and after["top"] >= LIMIT_PX, (before, after)
+        assert site_checks.first_figure_problem(page, page_name) is not None
     finally:
         context.close()

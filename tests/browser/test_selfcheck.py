@@ -121,31 +121,26 @@ def _right_answer(page, q: dict) -> dict:
     return _answer_choice(page, q["id"], q["options"].index(q["answer"]))
 
 
-@pytest.mark.parametrize("page_name", CHAPTERS)
-def test_chapter_has_three_working_self_checks(browser, site_url, page_name) -> None:
-    problems: list[str] = []
-    context, page = _open(browser, site_url, page_name, problems, viewport={"width": 1280, "height": 900})
-    try:
-        page.wait_for_function(JS_READY, timeout=TIMEOUT_MS)
-        questions = page.evaluate(JS_QUESTIONS)
-        if len(questions) < 3:
-            problems.append(f"{len(questions)} self-check question(s), at least 3 wanted")
-        for q in questions:
-            where = f"{q['id']} ({q['kind']})"
-            if not q["ready"]:
-                problems.append(f"{where}: not set up by selfcheck.js")
-            if q["live"] != ["status", "polite"]:
-                problems.append(f"{where}: result region {q['live']} is not a polite status live region")
-            if not q["labelled"] or q["unlabelledOptions"]:
-                problems.append(f"{where}: a control without a label")
-            if not all(f["hidden"] for f in q["feedback"]):
-                problems.append(f"{where}: an explanation is visible before any answer")
-            result = _right_answer(page, q)
-            if result["state"] != "right" or not result["text"].startswith("Right"):
-                problems.append(f"{where}: the right answer {q['answer']!r} gave {result}")
-    finally:
-        context.close()
-    assert not problems, f"{page_name}:\n  " + "\n  ".join(problems)
+def _check_self_checks(page, problems: list[str]) -> None:
+    """At least three self-checks, set up, labelled, with polite live results and hidden
+    explanations; each right answer, entered with the keyboard, is marked right."""
+    page.wait_for_function(JS_READY, timeout=TIMEOUT_MS)
+    questions = page.evaluate(JS_QUESTIONS)
+    if len(questions) < 3:
+        problems.append(f"{len(questions)} self-check question(s), at least 3 wanted")
+    for q in questions:
+        where = f"{q['id']} ({q['kind']})"
+        if not q["ready"]:
+            problems.append(f"{where}: not set up by selfcheck.js")
+        if q["live"] != ["status", "polite"]:
+            problems.append(f"{where}: result region {q['live']} is not a polite status live region")
+        if not q["labelled"] or q["unlabelledOptions"]:
+            problems.append(f"{where}: a control without a label")
+        if not all(f["hidden"] for f in q["feedback"]):
+            problems.append(f"{where}: an explanation is visible before any answer")
+        result = _right_answer(page, q)
+        if result["state"] != "right" or not result["text"].startswith("Right"):
+            problems.append(f"{where}: the right answer {q['answer']!r} gave {result}")
 
 
 def test_one_chapter_right_and_wrong_with_the_keyboard(browser, site_url) -> None:
@@ -302,56 +297,66 @@ JS_PICK_LINKS = """
 """
 
 
+def _check_previews(page, problems: list[str]) -> None:
+    """The previews of statement references: with the keyboard (focus shows a typeset tooltip that
+    describes the link, Escape dismisses it) and with the pointer (hover shows it, it stays while
+    the pointer is over it, leaving hides it)."""
+    page.wait_for_function("() => window.seqrmtWatchScrollable !== undefined", timeout=TIMEOUT_MS)
+    n_links = page.evaluate(JS_PICK_LINKS)
+    links = page.locator("main a[data-test-preview]")
+    if n_links == 0:
+        problems.append("no previewed reference on the page")
+    else:
+        # keyboard: focus shows the preview, typeset, described by it; Escape dismisses it
+        link = links.first
+        link.scroll_into_view_if_needed()
+        page.keyboard.press("Shift+Tab")
+        link.focus()
+        page.wait_for_function("() => { const t = document.getElementById('seqrmt-preview');"
+                               " return t && !t.hidden; }", timeout=TIMEOUT_MS)
+        tip = page.evaluate(JS_TIP)
+        if tip["role"] != "tooltip" or not tip["visible"]:
+            problems.append(f"focus: the preview is not a visible tooltip: {tip}")
+        if link.get_attribute("aria-describedby") != "seqrmt-preview":
+            problems.append("focus: the link is not described by the preview")
+        key = link.get_attribute("data-seqrmt-preview")
+        wants_math = "equation-" in key or page.evaluate(
+            "(k) => /mjx-container/.test((window.seqrmtPreviews || {})[k] || '')", key)
+        if wants_math and (not tip["math"] or tip["math"] != tip["mathml"]):
+            problems.append(f"focus: the preview's math is not typeset with its MathML: {tip}")
+        if tip["rawTex"]:
+            problems.append(f"focus: raw TeX in the preview: {tip['text']!r}")
+        if tip["right"] > tip["width"] + 1:
+            problems.append(f"the preview overflows the window: {tip}")
+        page.keyboard.press("Escape")
+        if page.evaluate(JS_TIP)["visible"]:
+            problems.append("Escape did not dismiss the preview")
+        if link.get_attribute("aria-describedby"):
+            problems.append("the link is still described by a dismissed preview")
+        # pointer: hover shows it, it stays while the pointer is over it, leaving hides it
+        other = links.nth(min(1, links.count() - 1))
+        other.scroll_into_view_if_needed()
+        other.hover()
+        page.wait_for_function("() => { const t = document.getElementById('seqrmt-preview');"
+                               " return t && !t.hidden; }", timeout=TIMEOUT_MS)
+        page.locator("#seqrmt-preview").hover()
+        page.wait_for_timeout(400)   # longer than the hide delay: it must still be there
+        if not page.evaluate(JS_TIP)["visible"]:
+            problems.append("the preview disappeared while the pointer was over it")
+        page.mouse.move(2, 2)
+        page.wait_for_function("() => document.getElementById('seqrmt-preview').hidden",
+                               timeout=TIMEOUT_MS)
+
+
 @pytest.mark.parametrize("page_name", CHAPTERS)
-def test_previews_with_keyboard_and_pointer(browser, site_url, page_name) -> None:
+def test_self_checks_and_previews(browser, site_url, page_name) -> None:
+    """Each chapter's self-checks and previews work (:func:`_check_previews`, then
+    :func:`_check_self_checks`), on one visit of the page."""
     problems: list[str] = []
     context, page = _open(browser, site_url, page_name, problems, viewport={"width": 1280, "height": 900})
     try:
-        page.wait_for_function("() => window.seqrmtWatchScrollable !== undefined", timeout=TIMEOUT_MS)
-        n_links = page.evaluate(JS_PICK_LINKS)
-        links = page.locator("main a[data-test-preview]")
-        if n_links == 0:
-            problems.append("no previewed reference on the page")
-        else:
-            # keyboard: focus shows the preview, typeset, described by it; Escape dismisses it
-            link = links.first
-            link.scroll_into_view_if_needed()
-            page.keyboard.press("Shift+Tab")
-            link.focus()
-            page.wait_for_function("() => { const t = document.getElementById('seqrmt-preview');"
-                                   " return t && !t.hidden; }", timeout=TIMEOUT_MS)
-            tip = page.evaluate(JS_TIP)
-            if tip["role"] != "tooltip" or not tip["visible"]:
-                problems.append(f"focus: the preview is not a visible tooltip: {tip}")
-            if link.get_attribute("aria-describedby") != "seqrmt-preview":
-                problems.append("focus: the link is not described by the preview")
-            key = link.get_attribute("data-seqrmt-preview")
-            wants_math = "equation-" in key or page.evaluate(
-                "(k) => /mjx-container/.test((window.seqrmtPreviews || {})[k] || '')", key)
-            if wants_math and (not tip["math"] or tip["math"] != tip["mathml"]):
-                problems.append(f"focus: the preview's math is not typeset with its MathML: {tip}")
-            if tip["rawTex"]:
-                problems.append(f"focus: raw TeX in the preview: {tip['text']!r}")
-            if tip["right"] > tip["width"] + 1:
-                problems.append(f"the preview overflows the window: {tip}")
-            page.keyboard.press("Escape")
-            if page.evaluate(JS_TIP)["visible"]:
-                problems.append("Escape did not dismiss the preview")
-            if link.get_attribute("aria-describedby"):
-                problems.append("the link is still described by a dismissed preview")
-            # pointer: hover shows it, it stays while the pointer is over it, leaving hides it
-            other = links.nth(min(1, links.count() - 1))
-            other.scroll_into_view_if_needed()
-            other.hover()
-            page.wait_for_function("() => { const t = document.getElementById('seqrmt-preview');"
-                                   " return t && !t.hidden; }", timeout=TIMEOUT_MS)
-            page.locator("#seqrmt-preview").hover()
-            page.wait_for_timeout(400)   # longer than the hide delay: it must still be there
-            if not page.evaluate(JS_TIP)["visible"]:
-                problems.append("the preview disappeared while the pointer was over it")
-            page.mouse.move(2, 2)
-            page.wait_for_function("() => document.getElementById('seqrmt-preview').hidden",
-                                   timeout=TIMEOUT_MS)
+        _check_previews(page, problems)
+        _check_self_checks(page, problems)
     finally:
         context.close()
     assert not problems, f"{page_name}:\n  " + "\n  ".join(problems)

@@ -30,8 +30,9 @@ the site would break for an offline reader.  Per page it checks
 * the widget state is not inline in the page and the lazy widget loader reports
   ``ready``.
 
-The same checks (without links, buttons, accessibility and phone width) are repeated
-with each page opened as a ``file://`` URL.  ``test_first_paint_on_slow_phone`` loads
+Each page is opened again as a ``file://`` URL, for what depends on how it is opened
+(loading: scripts, stylesheets, the widget state, every image file; see
+:func:`_check_page_from_disk`), and each chapter's first figure is measured there.  ``test_first_paint_on_slow_phone`` loads
 the intro and chapter 3 with a cold cache on an emulated slow phone link (1.6 Mbit/s,
 150 ms, CPU slowed 4x; the site gzip-compressed as a static host serves it) and
 requires a first contentful paint within 5 s, a largest contentful paint within 4 s and
@@ -251,11 +252,12 @@ def _wait_visible_frame(page, box, not_equal: str | None = None) -> str:
     return box.evaluate(JS_VISIBLE_IMG_SRC)
 
 
-def _check_explorers(page, problems: list[str]) -> int:
-    """Move every slider of every kernel-free explorer; return how many fully work."""
+def _check_explorers(page, problems: list[str], *, first_only: bool = False) -> int:
+    """Move every slider of every kernel-free explorer; return how many fully work.
+    ``first_only``: the first slider of the first explorer (the loading path, not the behaviour)."""
     working = 0
     boxes = page.locator(f".{EXPLORE_CLASS}")
-    for b in range(boxes.count()):
+    for b in range(min(boxes.count(), 1) if first_only else boxes.count()):
         box = boxes.nth(b)
         box.scroll_into_view_if_needed()
         try:
@@ -268,7 +270,7 @@ def _check_explorers(page, problems: list[str]) -> int:
             problems.append(f"explorer #{b}: no slider handle (.noUi-handle) rendered")
             continue
         ok = True
-        for s in range(n):
+        for s in range(1 if first_only else n):
             handle = handles.nth(s)
             before = _wait_visible_frame(page, box)
             if not before:
@@ -469,7 +471,7 @@ def _check_phone_width(page, problems: list[str]) -> None:
 # ------------------------------------------------------------------ the tests
 def _check_page(browser, base_url: str, built_site: Path, page_name: str,
                 screenshot: Path | None) -> None:
-    """Open one page from ``base_url`` (http://127.0.0.1:port or file://...) and check it."""
+    """Open one page from ``base_url`` (http://127.0.0.1:port) and check it."""
     html = built_site / (page_name + ".html")
     assert html.is_file(), (
         f"{html.relative_to(ROOT)} is missing: the build is stale. Rebuild with "
@@ -477,12 +479,11 @@ def _check_page(browser, base_url: str, built_site: Path, page_name: str,
 
     problems: list[str] = []
     external: list[str] = []
-    is_http = base_url.startswith("http")
     context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
 
     def local(url: str) -> bool:
         u = urlsplit(url)
-        return u.hostname == "127.0.0.1" if is_http else u.scheme == "file"
+        return u.hostname == "127.0.0.1"
 
     def route(r) -> None:
         if local(r.request.url):
@@ -502,9 +503,8 @@ def _check_page(browser, base_url: str, built_site: Path, page_name: str,
         f"HTTP {r.status}: {r.url}"))
     try:
         page.goto(f"{base_url}/{page_name}.html", wait_until="load", timeout=TIMEOUT_MS)
-        if is_http:
-            # at the load event, before anything scrolls: every scroll box reachable by keyboard
-            problems += site_checks.check_scroll_boxes_at_load(page)
+        # at the load event, before anything scrolls: every scroll box reachable by keyboard
+        problems += site_checks.check_scroll_boxes_at_load(page)
 
         # Math: typeset when the site was built (site_assets/seqrmt_math.py), none in the browser
         info = page.evaluate(JS_MATH_INFO)
@@ -565,22 +565,20 @@ def _check_page(browser, base_url: str, built_site: Path, page_name: str,
                             "(a Figure that the notebook displayed without a PNG)")
         page.evaluate("() => window.scrollTo(0, 0)")
 
-        if is_http:
-            # Notebook pages: download and launch buttons
-            source = _source_of(page_name)
-            if source is not None and source.suffix == ".ipynb":
-                if page.locator('a[href$=".ipynb"]').count() == 0:
-                    problems.append("no .ipynb download link on a notebook page")
-                if page.locator('a[href*="mybinder.org"]').count() == 0:
-                    problems.append("no Binder launch link on a notebook page")
-            _check_links(page, base_url, built_site, problems)
-            page.wait_for_load_state("networkidle", timeout=TIMEOUT_MS)
-            _check_accessibility(page, problems, page_name)
+        # Notebook pages: download and launch buttons
+        source = _source_of(page_name)
+        if source is not None and source.suffix == ".ipynb":
+            if page.locator('a[href$=".ipynb"]').count() == 0:
+                problems.append("no .ipynb download link on a notebook page")
+            if page.locator('a[href*="mybinder.org"]').count() == 0:
+                problems.append("no Binder launch link on a notebook page")
+        _check_links(page, base_url, built_site, problems)
+        page.wait_for_load_state("networkidle", timeout=TIMEOUT_MS)
+        _check_accessibility(page, problems, page_name)
 
         if screenshot is not None:
             page.screenshot(path=str(screenshot), full_page=True)
-        if is_http:
-            _check_phone_width(page, problems)
+        _check_phone_width(page, problems)
     finally:
         context.close()
 
@@ -607,10 +605,125 @@ def test_page_works_offline(browser, site_url, built_site, built_slides, screens
                 screenshot_dir / _screenshot_name(page_name) if TAKE_SCREENSHOTS else None)
 
 
+#: Every image, stylesheet and script of the page, by the URL the browser resolved (lazy images too,
+#: before they are requested).
+JS_RESOURCE_URLS = """
+() => [...Array.from(document.images).map(i => i.src),
+       ...Array.from(document.querySelectorAll('link[rel~="stylesheet"][href], link[rel~="preload"][href]')).map(l => l.href),
+       ...Array.from(document.querySelectorAll('script[src]')).map(e => e.src)]
+  .filter(u => u && !u.startsWith('data:'))
+"""
+#: Images the browser fetched and could not decode.
+JS_BROKEN_LOADED_IMAGES = """
+() => Array.from(document.images).filter(img => img.complete && img.src && img.naturalWidth === 0)
+  .map(img => (img.currentSrc || img.src).slice(0, 120))
+"""
+
+
+def _check_page_from_disk(browser, built_site: Path, page_name: str, plant: str | None = None) -> None:
+    """Open one page as a ``file://`` URL and check what depends on how it is opened.
+
+    The checks over http (:func:`_check_page`) hold for what does not: the same HTML, scripts and
+    widget state give the same math, the same explorers and the same layout.  What a ``file://``
+    page can break is loading: a script or a stylesheet the browser refuses or cannot find, a
+    ``fetch`` that ``file://`` forbids, an absolute or wrong path to an image.  So here: no console
+    error, uncaught exception or failed request; the math is typeset; the widget loader reports
+    ``ready`` and renders every view, and the first slider of the first explorer changes its frame;
+    every image, stylesheet and script the page names is a file of the site (checked on disk, the
+    lazy images included, so nothing needs to scroll into view) and no fetched image fails to
+    decode; no figure shows as text.  On the chapters the first figure is then measured on this page
+    (within the first two screens at 1280x800, :func:`site_checks.first_figure_problem`).
+    ``plant``: JavaScript run right after the load (a planted defect, for the tests of this check)."""
+    html = built_site / (page_name + ".html")
+    assert html.is_file(), f"{html.relative_to(ROOT)} is missing: the build is stale"
+    problems: list[str] = []
+    external: list[str] = []
+    context = browser.new_context(viewport=site_checks.FIRST_FIGURE_VIEWPORT, service_workers="block")
+
+    def route(r) -> None:
+        if urlsplit(r.request.url).scheme == "file":
+            r.continue_()
+        else:
+            external.append(r.request.url)
+            r.abort("blockedbyclient")
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.on("console", lambda m: m.type == "error" and problems.append(
+        f"console error: {m.text} ({(m.location or {}).get('url', '')})"))
+    page.on("pageerror", lambda e: problems.append(f"uncaught exception: {e}"))
+    page.on("requestfailed", lambda r: urlsplit(r.url).scheme == "file" and problems.append(
+        f"request failed: {r.url} ({r.failure})"))
+    try:
+        page.goto(html.as_uri(), wait_until="load", timeout=TIMEOUT_MS)
+        if plant:
+            page.evaluate(plant)
+        info = page.evaluate(JS_MATH_INFO)
+        if info["count"] and info["mjx"] == 0:
+            problems.append("page has math but no mjx-container")
+        for t in info["untypeset"][:5]:
+            problems.append(f"math not typeset: {t!r}")
+        widgets = page.evaluate(JS_WIDGET_INFO)
+        n_explorers = 0
+        if widgets["hasState"]:
+            page.evaluate("""() => { const v = document.querySelector(
+                'script[type="application/vnd.jupyter.widget-view+json"]');
+                if (v && v.parentElement) v.parentElement.scrollIntoView(); }""")
+            try:
+                page.wait_for_function(JS_WIDGETS_DONE, timeout=TIMEOUT_MS)
+            except Exception:
+                problems.append(f"widgets not loaded after {TIMEOUT_MS // 1000} s")
+            widgets = page.evaluate(JS_WIDGET_INFO)
+            if widgets["status"] != "ready":
+                problems.append(f"widget loader status {widgets['status']!r} (expected 'ready')")
+            if widgets["rendered"] < widgets["views"] or widgets["views"] < widgets["viewTags"]:
+                problems.append(f"only {widgets['rendered']} of {widgets['viewTags']} widgets rendered")
+            n_explorers = _check_explorers(page, problems, first_only=True)
+        if CHAPTER_RE.match(page_name) and n_explorers == 0:
+            problems.append("chapter page without a working kernel-free explorer")
+        site = built_site.resolve()
+        for url in dict.fromkeys(page.evaluate(JS_RESOURCE_URLS)):
+            parts = urlsplit(url)
+            if parts.scheme != "file":
+                problems.append(f"a resource that is not a file of the site: {url[:120]}")
+                continue
+            target = Path(unquote(parts.path))
+            if not target.is_file():
+                problems.append(f"missing file: {url[:120]}")
+            elif not target.resolve().is_relative_to(site):
+                problems.append(f"a file outside the site: {url[:120]}")
+        for src in page.evaluate(JS_BROKEN_LOADED_IMAGES):
+            problems.append(f"image not decoded (naturalWidth 0): {src}")
+        for text in page.evaluate(JS_FIGURE_REPRS):
+            problems.append(f"a figure shows as text, not as an image: {text!r}")
+        if site_checks.FIRST_FIGURE_PAGES.match(page_name):
+            site_checks.lay_out_everything(page)
+            late = site_checks.first_figure_problem(page, page_name)
+            if late:
+                problems.append(late)
+    finally:
+        context.close()
+    for url in dict.fromkeys(external):
+        problems.insert(0, f"request to a non-local resource (not vendored?): {url}")
+    unique = list(dict.fromkeys(problems))
+    assert not unique, f"{page_name} (file): {len(unique)} problem(s):\n  " + "\n  ".join(unique)
+
+
 @pytest.mark.parametrize("page_name", PAGES)
 def test_page_works_from_disk(browser, built_site, page_name) -> None:
-    """The same page opened as a file:// URL (a reader who downloaded the site)."""
-    _check_page(browser, built_site.as_uri(), built_site, page_name, None)
+    """The same page opened as a file:// URL (a reader who downloaded the site): what depends on
+    the URL's scheme (:func:`_check_page_from_disk`)."""
+    _check_page_from_disk(browser, built_site, page_name)
+
+
+def test_disk_check_catches_a_missing_lazy_image(browser, built_site) -> None:
+    """An image far down the page that is never scrolled to, whose file is missing, is caught."""
+    plant = """() => { const img = document.createElement('img'); img.loading = 'lazy';
+      img.src = '_images/planted-missing-figure.png'; img.alt = 'planted';
+      document.querySelector('main').appendChild(img); }"""
+    page_name = "book/glossary" if (built_site / "book/glossary.html").is_file() else PAGES[0]
+    with pytest.raises(AssertionError, match="missing file: .*planted-missing-figure.png"):
+        _check_page_from_disk(browser, built_site, page_name, plant=plant)
 
 
 # ------------------------------------------------------------------ first paint, slow phone
