@@ -89,8 +89,15 @@ async ([tags, skip]) => {
 #: has been read).
 JS_AXE_SCROLLABLE = """
 async () => {
-  const res = await axe.run(document, {runOnly: {type: 'rule', values: ['scrollable-region-focusable']},
-                                       preload: false, resultTypes: ['violations']});
+  // axe is given only the elements that scroll now (the rule's own condition: content larger than
+  // the box, overflow auto or scroll), with their subtrees: the same verdicts as on the whole
+  // document (36,000 elements on chapter 3), in about half the time.
+  const scrolls = Array.from(document.querySelectorAll('body *'))
+    .filter(e => e.scrollWidth > e.clientWidth || e.scrollHeight > e.clientHeight)
+    .filter(e => { const st = getComputedStyle(e); return /(auto|scroll)/.test(st.overflowX + ' ' + st.overflowY); });
+  if (!scrolls.length) return [];
+  const res = await axe.run({include: scrolls}, {runOnly: {type: 'rule', values: ['scrollable-region-focusable']},
+                                                 preload: false, resultTypes: ['violations']});
   return res.violations.map(v => `scroll boxes right after load: ${v.impact} on ${v.nodes.length} node(s): ` +
     v.nodes.slice(0, 3).map(n => n.target.join(' ')).join('; '));
 }
@@ -202,6 +209,14 @@ def wait_math(page, timeout_ms: int) -> None:
     """The math is typeset when the site is built; wait until its web fonts have loaded."""
     page.wait_for_function("() => document.fonts && document.fonts.status === 'loaded'",
                            timeout=timeout_ms)
+
+
+#: Every lazy image of the page requested now, as scrolling it into view would (a change of
+#: ``loading`` from ``lazy`` to ``eager`` starts the load), without scrolling one screen at a time.
+JS_LOAD_LAZY_IMAGES = """
+() => { let n = 0; for (const img of document.images) if (img.loading === 'lazy') { img.loading = 'eager'; n++; }
+        return n; }
+"""
 
 
 def scroll_through(page) -> None:

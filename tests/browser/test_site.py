@@ -452,10 +452,9 @@ def _check_phone_width(page, problems: list[str]) -> None:
     display equation that does not fit scrolls on its own, as a tab stop with a cue."""
     page.set_viewport_size({"width": 390, "height": 844})
     page.wait_for_function("() => window.innerWidth === 390", timeout=TIMEOUT_MS)
-    # Sections far from the viewport are not laid out (content-visibility): scroll
-    # through once so that each equation is laid out at this width and checked.
-    site_checks.scroll_through(page)
-    page.evaluate("() => window.scrollTo(0, 0)")
+    # Sections far from the viewport are not laid out (content-visibility): lay every section
+    # out, so that each equation is laid out at this width and checked (as scrolling to it would).
+    site_checks.lay_out_everything(page)
     wide = page.evaluate(JS_PAGE_OVERFLOW)
     if wide:
         problems.append(f"at 390 px the page scrolls sideways ({wide['scrollWidth']} px wide): "
@@ -552,8 +551,8 @@ def _check_page(browser, base_url: str, built_site: Path, page_name: str,
             problems.append("chapter page without a working kernel-free explorer "
                             "(seqrmt.widgets.explore): no slider changes a figure")
 
-        # Images (scroll through the page so nothing is left unloaded)
-        site_checks.scroll_through(page)
+        # Images: every lazy image asked for now (as if scrolled to), then all must have loaded
+        page.evaluate(site_checks.JS_LOAD_LAZY_IMAGES)
         try:
             page.wait_for_function(site_checks.JS_IMAGES_LOADED, timeout=TIMEOUT_MS)
         except Exception:
@@ -714,6 +713,25 @@ def test_page_works_from_disk(browser, built_site, page_name) -> None:
     """The same page opened as a file:// URL (a reader who downloaded the site): what depends on
     the URL's scheme (:func:`_check_page_from_disk`)."""
     _check_page_from_disk(browser, built_site, page_name)
+
+
+def test_scroll_box_check_catches_a_box_without_a_tab_stop(browser, site_url, built_site) -> None:
+    """A scroll box planted before the load event ends, with no tab stop inside, is reported by the
+    at-load check (axe's scrollable-region rule on the boxes that scroll); the page as built is not."""
+    page_name = "book/glossary" if (built_site / "book/glossary.html").is_file() else PAGES[0]
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
+    try:
+        page = context.new_page()
+        page.goto(f"{site_url}/{page_name}.html", wait_until="load", timeout=TIMEOUT_MS)
+        assert site_checks.check_scroll_boxes_at_load(page) == []
+        page.evaluate("""() => { const box = document.createElement('div');
+          box.id = 'planted-box'; box.style.cssText = 'overflow:auto;width:120px;height:40px';
+          box.textContent = 'planted text that is far too long for this small box. '.repeat(20);
+          document.querySelector('main').prepend(box); }""")
+        found = site_checks.check_scroll_boxes_at_load(page)
+        assert len(found) == 1 and "#planted-box" in found[0], found
+    finally:
+        context.close()
 
 
 def test_disk_check_catches_a_missing_lazy_image(browser, built_site) -> None:
