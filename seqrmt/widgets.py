@@ -197,17 +197,21 @@ def _render_frame(fig: Any, dpi: float, *, png: bool = False) -> dict[str, Any]:
     import matplotlib.pyplot as plt
     from PIL import Image as PILImage
 
-    from .plots._style import alt_text, readable_fonts, render_png
+    from .plots._style import alt_text, readable_fonts, render_image, render_png
 
     _check_figure(fig)
+    raw = None
     try:
         readable_fonts(fig)
         alt = alt_text(fig)
         # not cropped: every frame keeps the figure's size, so the page does not jump
-        raw, css_w, css_h = render_png(fig, css_dpi=dpi, density=FRAME_DENSITY, tight=False, palette=False)
+        if png:
+            raw, css_w, css_h = render_png(fig, css_dpi=dpi, density=FRAME_DENSITY, tight=False, palette=False)
+            img = PILImage.open(io.BytesIO(raw)).convert("RGB")
+        else:
+            img, css_w, css_h = render_image(fig, css_dpi=dpi, density=FRAME_DENSITY)
     finally:
         plt.close(fig)  # no stray inline figure after the cell
-    img = PILImage.open(io.BytesIO(raw)).convert("RGB")
     # The book's plots are flat colours plus antialiasing: a 128-colour palette is
     # visually lossless and makes the lossless WebP about 25 % smaller.
     img = img.quantize(colors=128, method=PILImage.Quantize.FASTOCTREE,
@@ -215,7 +219,7 @@ def _render_frame(fig: Any, dpi: float, *, png: bool = False) -> dict[str, Any]:
     out = io.BytesIO()
     img.save(out, format="WEBP", lossless=True, quality=50, method=2)
     frame = {"data": out.getvalue(), "mime": "image/webp", "alt": alt, "width": css_w, "height": css_h}
-    if png:
+    if raw is not None:
         frame["png"] = raw
     return frame
 

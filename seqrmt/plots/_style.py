@@ -210,6 +210,33 @@ def render_png(fig, *, css_dpi: float = CSS_DPI, density: float = PIXEL_DENSITY,
     return data, round(w / density), round(h / density)
 
 
+def render_image(fig, *, css_dpi: float = CSS_DPI, density: float = PIXEL_DENSITY, check: bool = True):
+    """Render ``fig``, uncropped, to an RGB ``PIL.Image`` at ``density`` device pixels per CSS pixel.
+
+    The pixels of :func:`render_png` with ``tight=False, palette=False``, without encoding and decoding a
+    PNG (the explorers' frames are re-encoded as WebP): returns ``(image, css_width, css_height)``.
+    """
+    import io
+    from PIL import Image as _Image
+
+    dpi = css_dpi * density
+    buf = io.BytesIO()
+    if check:
+        from ._check import checking_draws
+        with checking_draws(fig, css_dpi=css_dpi, where="frame"):
+            fig.savefig(buf, format="rgba", dpi=dpi, facecolor="white")
+    else:
+        fig.savefig(buf, format="rgba", dpi=dpi, facecolor="white")
+    data = buf.getvalue()
+    # Agg's canvas is the figure's size in pixels, truncated (backend_agg.RendererAgg)
+    w, h = int(fig.get_figwidth() * dpi), int(fig.get_figheight() * dpi)
+    if w * h * 4 != len(data):      # pragma: no cover - another backend's rounding
+        data, w, h = render_png(fig, css_dpi=css_dpi, density=density, tight=False, palette=False, check=False)
+        return _Image.open(io.BytesIO(data)).convert("RGB"), w, h
+    img = _Image.frombuffer("RGBA", (w, h), data, "raw", "RGBA", 0, 1).convert("RGB")
+    return img, round(w / density), round(h / density)
+
+
 def _png(fig):
     """IPython formatter: a sharp PNG plus output metadata with the alt text and the
     CSS size (read by ``site_assets/seqrmt_alt.py``)."""
