@@ -468,21 +468,11 @@ def _check_phone_width(page, problems: list[str]) -> None:
 
 
 # ------------------------------------------------------------------ the tests
-def _check_page(browser, base_url: str, built_site: Path, page_name: str,
-                screenshot: Path | None) -> None:
-    """Open one page from ``base_url`` (http://127.0.0.1:port) and check it."""
-    html = built_site / (page_name + ".html")
-    assert html.is_file(), (
-        f"{html.relative_to(ROOT)} is missing: the build is stale. Rebuild with "
-        "`jupyter-book build . -n -W --keep-going` or run pytest with SEQRMT_REBUILD=1")
-
-    problems: list[str] = []
-    external: list[str] = []
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
-
-    def local(url: str) -> bool:
-        u = urlsplit(url)
-        return u.hostname == "127.0.0.1"
+def _open_watched(browser, viewport: dict, local, problems: list[str], external: list[str]):
+    """A new context and page whose requests to anything ``local(url)`` rejects are aborted and
+    listed in ``external``, and whose console errors, uncaught exceptions and failed local
+    requests go into ``problems``: ``(context, page)``."""
+    context = browser.new_context(viewport=viewport, service_workers="block")
 
     def route(r) -> None:
         if local(r.request.url):
@@ -498,6 +488,21 @@ def _check_page(browser, base_url: str, built_site: Path, page_name: str,
     page.on("pageerror", lambda e: problems.append(f"uncaught exception: {e}"))
     page.on("requestfailed", lambda r: local(r.url) and problems.append(
         f"request failed: {r.url} ({r.failure})"))
+    return context, page
+
+
+def _check_page(browser, base_url: str, built_site: Path, page_name: str,
+                screenshot: Path | None) -> None:
+    """Open one page from ``base_url`` (http://127.0.0.1:port) and check it."""
+    html = built_site / (page_name + ".html")
+    assert html.is_file(), (
+        f"{html.relative_to(ROOT)} is missing: the build is stale. Rebuild with "
+        "`jupyter-book build . -n -W --keep-going` or run pytest with SEQRMT_REBUILD=1")
+
+    problems: list[str] = []
+    external: list[str] = []
+    context, page = _open_watched(browser, {"width": 1280, "height": 900},
+                                  lambda url: urlsplit(url).hostname == "127.0.0.1", problems, external)
     page.on("response", lambda r: r.status >= 400 and problems.append(
         f"HTTP {r.status}: {r.url}"))
     try:
@@ -637,22 +642,8 @@ def _check_page_from_disk(browser, built_site: Path, page_name: str, plant: str 
     assert html.is_file(), f"{html.relative_to(ROOT)} is missing: the build is stale"
     problems: list[str] = []
     external: list[str] = []
-    context = browser.new_context(viewport=site_checks.FIRST_FIGURE_VIEWPORT, service_workers="block")
-
-    def route(r) -> None:
-        if urlsplit(r.request.url).scheme == "file":
-            r.continue_()
-        else:
-            external.append(r.request.url)
-            r.abort("blockedbyclient")
-
-    context.route("**/*", route)
-    page = context.new_page()
-    page.on("console", lambda m: m.type == "error" and problems.append(
-        f"console error: {m.text} ({(m.location or {}).get('url', '')})"))
-    page.on("pageerror", lambda e: problems.append(f"uncaught exception: {e}"))
-    page.on("requestfailed", lambda r: urlsplit(r.url).scheme == "file" and problems.append(
-        f"request failed: {r.url} ({r.failure})"))
+    context, page = _open_watched(browser, site_checks.FIRST_FIGURE_VIEWPORT,
+                                  lambda url: urlsplit(url).scheme == "file", problems, external)
     try:
         page.goto(html.as_uri(), wait_until="load", timeout=TIMEOUT_MS)
         if plant:
