@@ -11,8 +11,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.optimize import brentq
 
-from . import _checks
-from ._numerics import _compress, _realized, _silverstein_solve
+from . import _cache, _checks
+from ._numerics import _compress, _realized, _silverstein_solve, _spectral_weights
 from .attention import alpha as _alpha
 from .attention import kappa as _kappa
 from .attention import named_weights
@@ -89,17 +89,16 @@ def _spike_block(V: int, N: int, w: np.ndarray, R: np.ndarray, gamma: float,
     A -= k[:, None] / N
     s = np.ones(V)
     s[V // 2:] = -1.0
+    # the weights of s and k on the eigenvectors, without the eigenvectors (_spectral_weights)
     if N <= V:                       # eigenvectors q_i = A r_i / sqrt(ev_i) from the N x N side
-        ev, Q = np.linalg.eigh(A.T @ A)
+        ev, P = _spectral_weights(A.T @ A, np.column_stack([A.T @ s, A.T @ k]))
         keep = ev > 1e-9 * max(ev[-1], 1e-300)
-        ev, Q = ev[keep], Q[:, keep]
-        ps = (Q.T @ (A.T @ s)) ** 2 / ev
-        pk = (Q.T @ (A.T @ k)) ** 2 / ev
+        ev, P = ev[keep], P[keep] / ev[keep, None]
     else:
-        ev, Q = np.linalg.eigh(A @ A.T)
+        ev, P = _spectral_weights(A @ A.T, np.column_stack([s, k]))
         keep = ev > 1e-9 * max(ev[-1], 1e-300)
-        ev, Q = ev[keep], Q[:, keep]
-        ps, pk = (Q.T @ s) ** 2, (Q.T @ k) ** 2
+        ev, P = ev[keep], P[keep]
+    ps, pk = P[:, 0], P[:, 1]
     t = gamma * ev
     pk0 = max(float(k @ k) - float(pk.sum()), 0.0)   # part of k in the null space of m_c
     g = gamma / N
@@ -880,7 +879,8 @@ def finite_T_spike(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, beta:
 
 
 def fixed_T_spike_model(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, **options) -> FiniteTSpike:
-    """The cached :class:`FiniteTSpike` of these arguments (built once, a few seconds at ``T' <= 64``)."""
+    """The cached :class:`FiniteTSpike` of these arguments (built once, a few seconds at ``T' <= 64``;
+    with ``SEQRMT_CACHE_DIR`` set, stored on disk for other processes, see :mod:`seqrmt._cache`)."""
     delta = _checks.positive("delta", delta)
     gamma = _checks.positive("gamma", gamma)
     R = _checks.correlation(R)
@@ -889,9 +889,10 @@ def fixed_T_spike_model(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, 
         _checks.integer("d", options["d"], minimum=2)
     if options.get("d") is not None and np.count_nonzero(w) > 1:
         options = dict(options, d=None)          # d only changes the model at T' = 1
-    key = (delta, gamma, tuple(w.tolist()), tuple(map(tuple, R.tolist())), tuple(sorted(options.items())))
+    key = (delta, gamma, tuple(w.tolist()), tuple(map(tuple, R.tolist())), _cache.options_key(options))
     if key not in _SPIKE_CACHE:
-        _SPIKE_CACHE[key] = FiniteTSpike(delta, gamma, w, R, **options)
+        _SPIKE_CACHE[key] = _cache.cached("fixed_T_spike", key,
+                                          lambda: FiniteTSpike(delta, gamma, w, R, **options))
     return _SPIKE_CACHE[key]
 
 
