@@ -24,6 +24,7 @@ import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ["SEQRMT_CACHE_DIR"] = ""    # first calls are timed: no disk cache (seqrmt/_cache.py)
 
 import numpy as np  # noqa: E402
 

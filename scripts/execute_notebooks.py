@@ -81,6 +81,8 @@ def _limit_threads(threads: int) -> None:
     inherit (a kernel reads them when it loads numpy, so they must be set before the start)."""
     for name in THREAD_VARIABLES:
         os.environ[name] = str(threads)
+    # the slow token spectra at fixed T, stored for the tests and later builds (seqrmt/_cache.py)
+    os.environ.setdefault("SEQRMT_CACHE_DIR", str(ROOT / "_build" / "seqrmt-cache"))
 
 
 def _run(path: str, timeout: int) -> tuple[str, dict, float, str | None]:

@@ -8,7 +8,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _checks
+from . import _cache, _checks
 from ._numerics import _compress, _silverstein_solve
 from .spectrum import SpectralLaw
 
@@ -127,20 +127,27 @@ _H_CACHE: dict = {}
 
 
 def _token_gram_spectrum(ratio: float, w: tuple, n_tokens: int, block: int, seed: int) -> np.ndarray:
-    """Pooled eigenvalues of ``A A^T`` from independent blocks of ``block`` tokens (cached)."""
+    """Pooled eigenvalues of ``A A^T`` from independent blocks of ``block`` tokens (cached, on disk too
+    with ``SEQRMT_CACHE_DIR``: :mod:`seqrmt._cache`)."""
     key = (ratio, w, n_tokens, block, seed)
     if key not in _H_CACHE:
-        rng = np.random.default_rng(seed)
-        wa = np.asarray(w, dtype=float)
-        n_blocks = max(1, int(round(n_tokens / block)))
-        n_seq_total = ratio * block * n_blocks
-        out, done = [], 0
-        for b in range(n_blocks):      # spread the rounding of N over the blocks
-            N = max(1, int(round(n_seq_total * (b + 1) / n_blocks)) - done)
-            done += N
-            out.append(_token_block(block, N, wa, rng))
-        _H_CACHE[key] = np.sort(np.concatenate(out))
+        _H_CACHE[key] = _cache.cached("token_gram_spectrum", key,
+                                      lambda: _draw_token_gram_spectrum(ratio, w, n_tokens, block, seed))
     return _H_CACHE[key]
+
+
+def _draw_token_gram_spectrum(ratio: float, w: tuple, n_tokens: int, block: int, seed: int) -> np.ndarray:
+    """The draws of :func:`_token_gram_spectrum`."""
+    rng = np.random.default_rng(seed)
+    wa = np.asarray(w, dtype=float)
+    n_blocks = max(1, int(round(n_tokens / block)))
+    n_seq_total = ratio * block * n_blocks
+    out, done = [], 0
+    for b in range(n_blocks):      # spread the rounding of N over the blocks
+        N = max(1, int(round(n_seq_total * (b + 1) / n_blocks)) - done)
+        done += N
+        out.append(_token_block(block, N, wa, rng))
+    return np.sort(np.concatenate(out))
 
 
 class FiniteTBulkLaw(SpectralLaw):

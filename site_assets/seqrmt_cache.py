@@ -244,6 +244,11 @@ def _env_get_outdated(app: Any, env: Any, added: set, changed: set, removed: set
 
 
 def _env_before_read_docs(app: Any, env: Any, docnames: list[str]) -> None:
+    folder = _cache_folder(env)
+    if folder is not None:
+        # the kernels the build starts store seqrmt's slow token spectra beside the execution
+        # cache (seqrmt/_cache.py), for the tests and later builds
+        os.environ.setdefault("SEQRMT_CACHE_DIR", str(folder.parent / "seqrmt-cache"))
     state = getattr(app, "_seqrmt_cache", None)
     if state is not None:
         state["read"].update(docnames)
