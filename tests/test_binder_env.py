@@ -78,7 +78,7 @@ def test_a_chapter_runs_in_the_light_env(readers_env, tmp_path):
     env_dir = standalone.layered_env(readers_env[0], tmp_path / "light")
     python = env_dir / "bin" / "python"
     pip = [str(python), "-m", "pip", "--disable-pip-version-check"]
-    done = subprocess.run(pip + ["install", "--quiet", "-r", "binder/requirements.txt"], cwd=src,
+    done = subprocess.run(pip + ["install", "--quiet", "--no-compile", "-r", "binder/requirements.txt"], cwd=src,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
 
