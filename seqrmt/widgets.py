@@ -32,6 +32,7 @@ This module needs the optional dependencies ``matplotlib`` and ``ipywidgets``
 
 from __future__ import annotations
 
+import functools
 import html
 import io
 import itertools
@@ -43,6 +44,8 @@ from typing import Any
 import ipywidgets as widgets
 from ipywidgets.widgets.widget_link import Link
 import numpy as np
+
+from . import _cache
 
 __all__ = ["explore", "live", "MAX_FRAMES", "EXPLORE_CLASS", "LIVE_CLASS", "STATUS_CLASS",
            "FRAME_CLASS", "PARAMETER_LABELS"]
@@ -224,6 +227,38 @@ def _render_frame(fig: Any, dpi: float, *, png: bool = False) -> dict[str, Any]:
     return frame
 
 
+def _plain(value: Any) -> bool:
+    """Whether ``repr(value)`` determines ``value`` (numbers, strings, ``None``, tuples and lists of them)."""
+    if value is None or isinstance(value, (bool, numbers.Number, str)):
+        return True
+    return isinstance(value, (tuple, list)) and all(_plain(v) for v in value)
+
+
+def _frame_key(plot: Callable[..., Any], params: Mapping[str, Any], dpi: float) -> tuple | None:
+    """The disk-cache key of one frame (:mod:`seqrmt._cache`), or ``None`` when it cannot be cached.
+
+    Only a figure function of ``seqrmt`` itself (or a ``functools.partial`` of one with keyword
+    arguments), called with plain values, has a key: the package's source hash in the cache key then
+    stands for the function's code.  A lambda or a function of the notebook is rendered every time."""
+    func, kwargs = plot, {}
+    if isinstance(plot, functools.partial):
+        if plot.args:
+            return None
+        func, kwargs = plot.func, dict(plot.keywords)
+    module = getattr(func, "__module__", None) or ""
+    qualname = getattr(func, "__qualname__", "") or ""
+    if not (module == "seqrmt" or module.startswith("seqrmt.")) or "<" in qualname or not qualname:
+        return None
+    arguments = {**kwargs, **params}
+    if not all(_plain(v) for v in arguments.values()):
+        return None
+    import matplotlib
+    import PIL
+
+    return (module, qualname, tuple(sorted((k, repr(v)) for k, v in arguments.items())), repr(float(dpi)),
+            FRAME_DENSITY, matplotlib.__version__, PIL.__version__)
+
+
 def _img_html(frame: Mapping[str, Any]) -> str:
     """``<img>`` element of a frame, with its alt text and CSS size."""
     import base64
@@ -398,6 +433,10 @@ def explore(
     slider moves.  Nothing runs in Python when a slider moves, so the explorer
     works in the static HTML book (no kernel, offline) as well as in Jupyter.
 
+    With ``SEQRMT_CACHE_DIR`` set (the book's build and tests), the frames of a figure function
+    of ``seqrmt`` called with plain values are stored there and read back by later runs
+    (:mod:`seqrmt._cache`, keyed by the package's source); a lambda is rendered every time.
+
     Parameters
     ----------
     plot : callable
@@ -481,12 +520,16 @@ def explore(
     try:
         for k, index in enumerate(itertools.product(*(range(s) for s in shape))):
             params = {n: values[n][i] for n, i in zip(names, index)}
-            fig = plot(**params)
-            try:  # named by the readability check (seqrmt.plots.assert_figures_readable)
-                fig.seqrmt_params = params
-            except AttributeError:  # pragma: no cover - not a Figure; _render_frame says so
-                pass
-            frame = _render_frame(fig, dpi)
+
+            def render(params=params):
+                fig = plot(**params)
+                try:  # named by the readability check (seqrmt.plots.assert_figures_readable)
+                    fig.seqrmt_params = params
+                except AttributeError:  # pragma: no cover - not a Figure; _render_frame says so
+                    pass
+                return _render_frame(fig, dpi)
+            key = _frame_key(plot, params, dpi)
+            frame = dict(render() if key is None else _cache.cached("explore_frame", key, render))
             frame["status"] = f"Showing {_settings_text(params, labels)}. {frame['alt']}"
             frames[index] = frame
             bar.step(k + 1, ", ".join(f"{n}={_format_value(v)}" for n, v in params.items()))

@@ -17,6 +17,7 @@ import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 
 from seqrmt import widgets as sw  # noqa: E402
 
@@ -249,6 +250,38 @@ def test_frames_are_smaller_than_png_at_the_same_resolution():
 
 
 # ----------------------------------------------------------------- live
+def test_frames_of_a_seqrmt_figure_function_are_read_from_the_disk_cache(monkeypatch, tmp_path):
+    """With SEQRMT_CACHE_DIR, a second explorer of the same seqrmt function (or a partial of it) with
+    the same values renders nothing and shows the same frames; a lambda, a function of the notebook
+    or a value that is not plain is rendered every time."""
+    import functools
+
+    monkeypatch.setenv("SEQRMT_CACHE_DIR", str(tmp_path))
+    calls: list = []
+    plot = make_plot(calls)
+    plot.__module__, plot.__qualname__ = "seqrmt.plots.example", "example_figure"
+    grid = {"a": [1, 2], "b": [0.5]}
+    first = sw.explore(plot, grid, progress=False)
+    assert len(calls) == 2
+    again = sw.explore(plot, grid, progress=False)
+    assert len(calls) == 2, "the frames were rendered again"
+    assert [frame_parts(w) for w in images(again)] == [frame_parts(w) for w in images(first)]
+    assert status_texts(again) == status_texts(first)
+    sw.explore(plot, grid, dpi=60, progress=False)                   # another size: new frames
+    assert len(calls) == 4
+    part = functools.partial(plot, c="x")
+    sw.explore(part, grid, progress=False)
+    sw.explore(part, grid, progress=False)
+    assert len(calls) == 6
+    for uncached in (lambda a, b: plot(a=a, b=b), make_plot(calls)):
+        before = len(calls)
+        sw.explore(uncached, grid, progress=False)
+        sw.explore(uncached, grid, progress=False)
+        assert len(calls) == before + 4
+    assert sw._frame_key(plot, {"a": np.arange(2)}, 90) is None
+    assert len(list((tmp_path / "explore_frame").glob("*.pickle"))) == 6
+
+
 def test_live_builds_controls_without_continuous_update():
     calls: list = []
     box = sw.live(make_plot(calls), {"x": (0.0, 1.0, 0.1, 0.3), "n": (1, 9, 2),
