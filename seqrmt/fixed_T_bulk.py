@@ -128,7 +128,7 @@ _H_CACHE: dict = {}
 
 def _token_gram_spectrum(ratio: float, w: tuple, n_tokens: int, block: int, seed: int) -> np.ndarray:
     """Pooled eigenvalues of ``A A^T`` from independent blocks of ``block`` tokens (cached, on disk too
-    with ``SEQRMT_CACHE_DIR``: :mod:`seqrmt._cache`)."""
+    with ``SEQRMT_CACHE_DIR``: ``seqrmt/_cache.py``)."""
     key = (ratio, w, n_tokens, block, seed)
     if key not in _H_CACHE:
         _H_CACHE[key] = _cache.cached("token_gram_spectrum", key,

@@ -880,7 +880,7 @@ def finite_T_spike(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, beta:
 
 def fixed_T_spike_model(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, **options) -> FiniteTSpike:
     """The cached :class:`FiniteTSpike` of these arguments (built once, a few seconds at ``T' <= 64``;
-    with ``SEQRMT_CACHE_DIR`` set, stored on disk for other processes, see :mod:`seqrmt._cache`)."""
+    with ``SEQRMT_CACHE_DIR`` set, stored on disk for other processes, see ``seqrmt/_cache.py``)."""
     delta = _checks.positive("delta", delta)
     gamma = _checks.positive("gamma", gamma)
     R = _checks.correlation(R)

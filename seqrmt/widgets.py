@@ -235,7 +235,7 @@ def _plain(value: Any) -> bool:
 
 
 def _frame_key(plot: Callable[..., Any], params: Mapping[str, Any], dpi: float) -> tuple | None:
-    """The disk-cache key of one frame (:mod:`seqrmt._cache`), or ``None`` when it cannot be cached.
+    """The disk-cache key of one frame (``seqrmt/_cache.py``), or ``None`` when it cannot be cached.
 
     Only a figure function of ``seqrmt`` itself (or a ``functools.partial`` of one with keyword
     arguments), called with plain values, has a key: the package's source hash in the cache key then
@@ -435,7 +435,7 @@ def explore(
 
     With ``SEQRMT_CACHE_DIR`` set (the book's build and tests), the frames of a figure function
     of ``seqrmt`` called with plain values are stored there and read back by later runs
-    (:mod:`seqrmt._cache`, keyed by the package's source); a lambda is rendered every time.
+    (``seqrmt/_cache.py``, keyed by the package's source); a lambda is rendered every time.
 
     Parameters
     ----------
