@@ -208,8 +208,9 @@ def test_tail_mass_against_the_density():
     law = sr.finite_T_bulk(1.5, 1.5, [1.0])
     # the bumps of the rarest token counts are narrow: the table's trapezoid rule is good to a
     # few per cent of the tail there (documented accuracy), far better than the criterion needs
+    # (20001 points: the integrals agree with 60001 points to 3e-5 relative, at a quarter of the cost)
     for x0 in (5.0, 8.0, 10.9375):
-        x = np.linspace(x0, law.truncation, 60001)
+        x = np.linspace(x0, law.truncation, 20001)
         fine = np.trapezoid(law.pdf(x), x)
         assert law.tail_mass(x0) == pytest.approx(fine, rel=0.1, abs=1e-7)
     assert 3e-5 < law.tail_mass(10.9375) < 1e-4
