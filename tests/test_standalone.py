@@ -16,3 +16,19 @@ pytestmark = pytest.mark.venv
 @pytest.mark.parametrize("name", standalone.CHAPTERS)
 def test_standalone_chapter_installs_seqrmt_and_runs(readers_env, tmp_path, name):
     print(name, standalone.executes_alone(name, readers_env, tmp_path))
+
+
+def test_import_check_catches_a_chapter_import_that_fails(readers_env, tmp_path):
+    """The one process that checks every chapter's imports reports the chapter whose import fails,
+    and only that one."""
+    import nbformat
+
+    planted = tmp_path / "planted.ipynb"
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("import numpy as np\nimport not_a_module_of_the_readers_env")]
+    nbformat.write(nb, planted)
+    layer, _ = standalone.installed_layer(*readers_env)
+    with pytest.raises(AssertionError, match="(?s)planted.ipynb: its imports fail.*not_a_module_of_the_readers_env"):
+        standalone.imports_in_layer(planted, layer, tmp_path / "check")
+    ok = standalone.imports_in_layer(standalone.BOOK / standalone.CHAPTERS[0], layer, tmp_path / "again")
+    assert ok["chapter_error"] is None and not ok["failed"]
