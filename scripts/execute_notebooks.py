@@ -81,8 +81,6 @@ def _limit_threads(threads: int) -> None:
     inherit (a kernel reads them when it loads numpy, so they must be set before the start)."""
     for name in THREAD_VARIABLES:
         os.environ[name] = str(threads)
-    # the slow token spectra at fixed T, stored for the tests and later builds (seqrmt/_cache.py)
-    os.environ.setdefault("SEQRMT_CACHE_DIR", str(ROOT / "_build" / "seqrmt-cache"))
 
 
 def _run(path: str, timeout: int) -> tuple[str, dict, float, str | None]:
@@ -132,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
           f"with {args.jobs} kernel(s) of {args.threads} BLAS thread(s) each", flush=True)
     t0 = time.perf_counter()
     failed, done = [], []
+    seqrmt_cache.use_data_cache(CACHE)    # the kernels' slow seqrmt results, for the tests and rebuilds
     with cf.ProcessPoolExecutor(max_workers=args.jobs, initializer=_limit_threads,
                                 initargs=(args.threads,)) as pool:
         futures = [pool.submit(_run, str(p), timeout) for p in todo]

@@ -1,6 +1,7 @@
 """An optional disk cache of the package's slow, deterministic computations: the token spectra at
 fixed ``T`` (:func:`seqrmt.fixed_T_spike_model`, :func:`seqrmt.finite_T_bulk`), which take seconds
-each and are asked for again by every process that draws the same figure.
+each, and the explorer frames of the package's figure functions (:func:`seqrmt.widgets.explore`),
+both asked for again by every process that draws the same figure.
 
 Off unless the environment variable ``SEQRMT_CACHE_DIR`` names a folder (the book's build and its
 tests set it to ``_build/seqrmt-cache``, so that the tests and a rebuild reuse what the build
@@ -66,9 +67,7 @@ def cached(kind: str, key: tuple, build: Callable[[], T]) -> T:
     try:
         with open(path, "rb") as handle:
             return pickle.load(handle)
-    except FileNotFoundError:
-        pass
-    except Exception:                 # a damaged entry (or one of a class that changed): compute again
+    except Exception:                 # no entry, or a damaged one (or of a class that changed): compute
         pass
     value = build()
     try:

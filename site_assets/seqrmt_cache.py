@@ -243,12 +243,17 @@ def _env_get_outdated(app: Any, env: Any, added: set, changed: set, removed: set
     return outdated
 
 
+def use_data_cache(execution_cache: Path) -> None:
+    """Let the kernels started from now on store seqrmt's slow results (fixed-``T`` token spectra,
+    explorer frames; ``seqrmt/_cache.py``) in ``seqrmt-cache`` beside the execution cache, for the
+    tests and later builds (unless ``SEQRMT_CACHE_DIR`` is set already)."""
+    os.environ.setdefault("SEQRMT_CACHE_DIR", str(execution_cache.parent / "seqrmt-cache"))
+
+
 def _env_before_read_docs(app: Any, env: Any, docnames: list[str]) -> None:
     folder = _cache_folder(env)
     if folder is not None:
-        # the kernels the build starts store seqrmt's slow token spectra beside the execution
-        # cache (seqrmt/_cache.py), for the tests and later builds
-        os.environ.setdefault("SEQRMT_CACHE_DIR", str(folder.parent / "seqrmt-cache"))
+        use_data_cache(folder)
     state = getattr(app, "_seqrmt_cache", None)
     if state is not None:
         state["read"].update(docnames)

@@ -407,9 +407,8 @@ def imports_in_layer(notebook: Path, env: Path, tmp: Path) -> dict:
     holding the notebook alone; the report of :data:`REPORT`.
 
     One process does it for every chapter (and ``notebook``), once per layer (a notebook that is
-    not a chapter gets a process of its own): each chapter's
-    imports run in its own folder, holding its notebook alone, and in a namespace of its own; an
-    import that fails is that chapter's failure.  (A module a chapter imports comes from the
+    not a chapter gets a process of its own): each chapter's imports run in its own folder, holding
+    its notebook alone, and in a namespace of its own; an import that fails is that chapter's failure.  (A module a chapter imports comes from the
     installed packages, not from its folder, so the order of the chapters changes nothing; nine
     processes cost about 20 s more.)"""
     key = str(env)
