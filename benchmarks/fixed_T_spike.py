@@ -4,7 +4,7 @@ Writes ``seqrmt/data/fixed_T_spike.csv``: for mean pooling over ``T = 1, 2, 3`` 
 positions at ``delta = gamma = 0.5`` and ``d = 800``, and signal strengths ``beta`` from the
 large-T sample threshold to three times it, the mean and standard error over 32 tables of the
 top eigenvalue of the centered ``S`` and of its alignment with ``mu / ||mu||``, with the
-fixed-T prediction (``seqrmt.finite_T_spike``), the large-T one (``seqrmt.predict``) and the
+fixed-T prediction (``seqrmt.fixed_T_predict``), the large-T one (``seqrmt.predict``) and the
 expected number of fixed-T bulk eigenvalues above the former
 (``seqrmt.validation.fixed_T_spike_check``).  The tables and tokens of seed ``3000 + k`` are
 the same for every ``beta`` (and the same as in ``tests/test_fixed_T_spike.py``).

@@ -1,7 +1,7 @@
 """Simulations of the signal eigenvalue at fixed T with correlated positions (chapter 3, "The spike at fixed T").
 
 Writes ``seqrmt/data/fixed_T_spike_correlated.csv``, the stored means that
-``tests/test_fixed_T_spike.py`` checks ``seqrmt.finite_T_spike`` against (and that the figure
+``tests/test_fixed_T_spike.py`` checks ``seqrmt.fixed_T_predict`` against (and that the figure
 ``seqrmt.plots.spikes_fixed_T_vs_T`` draws).  Each row is one setting, simulated over ``SEEDS``
 tables (seeds ``SEED0 + k``; table, signs and tokens all drawn from that seed by
 ``seqrmt.simulate``) of the centered ``S``:

@@ -1,6 +1,6 @@
 """Speed of the fixed-T spike prediction, and how close it is to the large-T formula.
 
-``seqrmt.finite_T_spike`` builds a model (token draws, grouped measures, the equation on a grid)
+``seqrmt.fixed_T_predict`` builds a model (token draws, grouped measures, the equation on a grid)
 once per ``(delta, gamma, w, R)``; a prediction is then a root finding.  For ``T = 1, 2, 4, 8, 16,
 32, 64`` (Markov ``rho = 0.8``, mean weights, ``delta = gamma = 0.5``, ``beta = 1``) this measures the
 first call (wall-clock and CPU seconds, in a fresh cache), a 40-point ``beta`` curve after it, and
@@ -43,7 +43,7 @@ def timings(lines: list[str]) -> None:
         t_pred = (time.perf_counter() - t0) / 200
         sp._SPIKE_CACHE.clear()
         c0, t0 = time.process_time(), time.perf_counter()
-        sr.finite_T_spike(0.5, 0.5, w, R, 1.0)
+        sr.fixed_T_predict(0.5, 0.5, w, R, 1.0)
         t_first, c_first = time.perf_counter() - t0, time.process_time() - c0
         t0 = time.perf_counter()
         sr.fixed_T_spike_model(0.5, 0.5, w, R).curve(np.linspace(0.2, 3.0, 40))
@@ -66,7 +66,7 @@ def limit(lines: list[str]) -> None:
                     w = sr.optimal_weights(R, normalize="unit" if np.any(R < 0) else "sum")
                 bc = sr.critical_beta(0.5, 0.5, w, R)
                 beta = 2.5 * bc if bc > 0 else 1.0
-                pf, pl = sr.finite_T_spike(0.5, 0.5, w, R, beta), sr.predict(0.5, 0.5, w, R, beta)
+                pf, pl = sr.fixed_T_predict(0.5, 0.5, w, R, beta), sr.predict(0.5, 0.5, w, R, beta)
                 m = sr.fixed_T_spike_model(0.5, 0.5, w, R)
                 ws = f"{m.s_outlier[1]:6.3f}" if m.s_outlier else f"{'-':>6s}"
                 wb = f"{m.outlier_bias[1]:+9.4f}" if m.outlier_bias else f"{'-':>9s}"

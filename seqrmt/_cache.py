@@ -1,5 +1,5 @@
 """An optional disk cache of the package's slow, deterministic computations: the token spectra at
-fixed ``T`` (:func:`seqrmt.fixed_T_spike_model`, :func:`seqrmt.finite_T_bulk`), which take seconds
+fixed ``T`` (:func:`seqrmt.fixed_T_spike_model`, :func:`seqrmt.fixed_T_bulk_law`), which take seconds
 each, and the explorer frames of the package's figure functions (:func:`seqrmt.widgets.explore`),
 both asked for again by every process that draws the same figure.
 

@@ -201,7 +201,7 @@ def _silverstein_solve(x: ArrayLike, eta_end: ArrayLike, t: np.ndarray, p: np.nd
 
     The Stieltjes transform of the spectrum of a sample covariance of dimension ``V`` from
     ``d`` Gaussian samples, ``c = V/d``, whose population spectrum has atoms ``t_j`` of mass
-    ``p_j`` (:class:`FiniteTBulkLaw`).  Newton's method in ``G``, vectorized over ``x``, with
+    ``p_j`` (:class:`FixedTBulkLaw`).  Newton's method in ``G``, vectorized over ``x``, with
     continuation from above the real axis: ``eta`` decreases geometrically (factor
     ``_ETA_RATIO``) from ``10 U`` (where ``G ~ 1/z``; ``U`` bounds the support) to ``eta_end``,
     a damped step never leaving ``Im G < 0`` (the physical root).

@@ -1,9 +1,10 @@
-"""The bulk of the spectrum at fixed ``T``: a generalized Marchenko-Pastur law (:func:`finite_T_bulk`,
-:class:`FiniteTBulkLaw`), with its atom at zero from the rank of the sparse token matrix
-(:func:`finite_T_atom`, :func:`token_rank_fraction`)."""
+"""The bulk of the spectrum at fixed ``T``: a generalized Marchenko-Pastur law (:func:`fixed_T_bulk_law`,
+:class:`FixedTBulkLaw`), with its atom at zero from the rank of the sparse token matrix
+(:func:`fixed_T_atom`, :func:`token_rank_fraction`)."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -12,7 +13,12 @@ from . import _cache, _checks
 from ._numerics import _compress, _silverstein_solve
 from .spectrum import SpectralLaw
 
-__all__ = ["finite_T_atom", "token_rank_fraction", "FiniteTBulkLaw", "finite_T_bulk"]
+__all__ = ["fixed_T_atom", "token_rank_fraction", "FixedTBulkLaw", "fixed_T_bulk_law"]
+
+#: Old names of this module's functions and classes, from when the regime was also called "finite T":
+#: deprecated aliases (``old: new``), served by the module's ``__getattr__`` with a ``DeprecationWarning``.
+_DEPRECATED = {"finite_T_atom": "fixed_T_atom", "FiniteTBulkLaw": "FixedTBulkLaw",
+               "finite_T_bulk": "fixed_T_bulk_law"}
 
 # Conditionally on the tokens, S = Z M Z^T with M = A A^T / N (A the V x N weighted
 # token-count matrix, Z the d x V table noise).  The nonzero eigenvalues of S are those
@@ -81,8 +87,8 @@ def token_rank_fraction(n_nonzero: int, draws_per_token: float) -> float:
     return float(min(1.0, max(0.0, 1.0 - best)))
 
 
-def finite_T_atom(delta: float, gamma: float, w: ArrayLike) -> float:
-    """Mass of the atom at ``0`` of the fixed-``T`` bulk (:func:`finite_T_bulk`).
+def fixed_T_atom(delta: float, gamma: float, w: ArrayLike) -> float:
+    """Mass of the atom at ``0`` of the fixed-``T`` bulk (:func:`fixed_T_bulk_law`).
 
     ``S = Z M Z^T`` with a Gaussian ``d x V`` matrix ``Z`` has rank ``min(d, rank M)`` and
     ``rank M = rank A``, so ``1 - rank(S)/d -> max(0, 1 - r / delta)`` with
@@ -150,14 +156,14 @@ def _draw_token_gram_spectrum(ratio: float, w: tuple, n_tokens: int, block: int,
     return np.sort(np.concatenate(out))
 
 
-class FiniteTBulkLaw(SpectralLaw):
+class FixedTBulkLaw(SpectralLaw):
     """The bulk of ``S`` at fixed ``T`` (d, V, N -> infinity, ``d/V -> delta``, ``d/N -> gamma``,
     ``T`` and ``w`` fixed): a generalized Marchenko-Pastur law (the law ``nu_T`` of the book's
     conjecture ``thm-fixed-T-bulk``, which rests on three named assumptions: convergence of the
     spectrum of ``A A^T``, the sparse rank formula for fixed weights, and that the atom equals
     the limiting fraction of exact zeros).
 
-    Build it with :func:`finite_T_bulk` (cached).  Conditionally on the tokens,
+    Build it with :func:`fixed_T_bulk_law` (cached).  Conditionally on the tokens,
     ``S = Z M Z^T`` with ``M = A A^T / N`` exactly, so the spectrum of ``S`` is the companion
     of a sample covariance of dimension ``V`` from ``d`` Gaussian samples with population
     ``d M``.  With ``nu_M`` the limiting spectrum of ``d M`` (``V`` eigenvalues) and
@@ -220,7 +226,7 @@ class FiniteTBulkLaw(SpectralLaw):
     n_nonzero : int
         Number ``T'`` of nonzero weights.
     atom : float
-        Mass at ``0`` (:func:`finite_T_atom`).
+        Mass at ``0`` (:func:`fixed_T_atom`).
     truncation : float
         Right end of the computed approximation: its cdf is ``1`` from there on (the limit
         law has no right end).
@@ -244,7 +250,7 @@ class FiniteTBulkLaw(SpectralLaw):
         n_top = _checks.integer("n_top", n_top, minimum=0)
         grid = _checks.integer("grid", grid, minimum=50)
         seed = _checks.integer("seed", seed, minimum=0)
-        self.atom = finite_T_atom(self.delta, self.gamma, self.w)
+        self.atom = fixed_T_atom(self.delta, self.gamma, self.w)
         ratio = self.delta / self.gamma
         wz = self.w[self.w != 0]
         h0 = 1.0 - token_rank_fraction(self.n_nonzero, self.n_nonzero * ratio)
@@ -269,7 +275,7 @@ class FiniteTBulkLaw(SpectralLaw):
         self._build_table(grid)
 
     def __repr__(self) -> str:
-        return f"FiniteTBulkLaw(delta={self.delta!r}, gamma={self.gamma!r}, w={self.w.tolist()!r})"
+        return f"FixedTBulkLaw(delta={self.delta!r}, gamma={self.gamma!r}, w={self.w.tolist()!r})"
 
     # -- Silverstein's equation ---------------------------------------------------------
     def _solve(self, x: np.ndarray, eta_end: np.ndarray | float) -> np.ndarray:
@@ -380,15 +386,15 @@ class FiniteTBulkLaw(SpectralLaw):
 _LAW_CACHE: dict = {}
 
 
-def finite_T_bulk(delta: float, gamma: float, w: ArrayLike, **options) -> FiniteTBulkLaw:
-    """The bulk of ``S`` at fixed ``T``: a :class:`FiniteTBulkLaw` (cached by its arguments).
+def fixed_T_bulk_law(delta: float, gamma: float, w: ArrayLike, **options) -> FixedTBulkLaw:
+    """The bulk of ``S`` at fixed ``T``: a :class:`FixedTBulkLaw` (cached by its arguments).
 
     The limit of the spectrum of ``S`` (centered or not) as ``d, V, N -> infinity`` with
     ``d/V -> delta``, ``d/N -> gamma`` and ``T``, ``w`` fixed, under the three assumptions of
     the book's conjecture ``thm-fixed-T-bulk`` (checked against simulations, not proved); it
     tends to Theorem 1 (:class:`BulkLaw`) as the number of nonzero weights grows with the
     weights spread out (e.g. mean weights).  The law has no right edge:
-    :meth:`FiniteTBulkLaw.tail_mass` and :meth:`FiniteTBulkLaw.expected_above` give its upper
+    :meth:`FixedTBulkLaw.tail_mass` and :meth:`FixedTBulkLaw.expected_above` give its upper
     tail.
 
     Parameters
@@ -399,12 +405,26 @@ def finite_T_bulk(delta: float, gamma: float, w: ArrayLike, **options) -> Finite
         Pooling weights (zeros allowed, not all zero).
     **options
         ``n_tokens``, ``block``, ``n_atoms``, ``n_top``, ``seed``, ``grid`` of
-        :class:`FiniteTBulkLaw`.
+        :class:`FixedTBulkLaw`.
     """
     delta = _checks.positive("delta", delta)
     gamma = _checks.positive("gamma", gamma)
     w = _checks.weights(w)
     key = (delta, gamma, tuple(w.tolist()), tuple(sorted(options.items())))
     if key not in _LAW_CACHE:
-        _LAW_CACHE[key] = FiniteTBulkLaw(delta, gamma, w, **options)
+        _LAW_CACHE[key] = FixedTBulkLaw(delta, gamma, w, **options)
     return _LAW_CACHE[key]
+
+
+def _renamed(module: str, name: str, new: str) -> None:
+    """Warn that ``module.name`` is a deprecated old name of ``module.new`` (called by a module's
+    ``__getattr__``: the warning points at the line that asked for the old name)."""
+    warnings.warn(f"{module}.{name} is deprecated; use {module}.{new}", DeprecationWarning, stacklevel=3)
+
+
+def __getattr__(name: str):
+    """``seqrmt.fixed_T_bulk.<old name>`` of :data:`_DEPRECATED`: the renamed object, with a warning."""
+    if name in _DEPRECATED:
+        _renamed(__name__, name, _DEPRECATED[name])
+        return globals()[_DEPRECATED[name]]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

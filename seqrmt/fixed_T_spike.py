@@ -1,6 +1,6 @@
 """The signal eigenvalue at fixed ``T`` (chapter 3, "The spike at fixed T"): the spiked model of the
-sparse token matrix (:class:`FiniteTSpike`, :func:`fixed_T_spike_model`), its prediction
-(:func:`finite_T_spike`, :class:`FixedTPrediction`) and the stored simulations with correlated
+sparse token matrix (:class:`FixedTSpike`, :func:`fixed_T_spike_model`), its prediction
+(:func:`fixed_T_predict`, :class:`FixedTPrediction`) and the stored simulations with correlated
 positions (:func:`load_fixed_T_spike_correlated`, :func:`fixed_T_setting`)."""
 from __future__ import annotations
 
@@ -17,13 +17,17 @@ from .attention import alpha as _alpha
 from .attention import kappa as _kappa
 from .attention import named_weights
 from .attention import sigma_w as _sigma_w
-from .fixed_T_bulk import token_rank_fraction
+from .fixed_T_bulk import _renamed, token_rank_fraction
 from .model import markov_correlation, prefix_correlation, sample_signs, sample_tokens
 from .spectrum import bulk_edges
 from .spikes import Prediction, predict
 
-__all__ = ["FiniteTSpike", "finite_T_spike", "FixedTPrediction", "fixed_T_spike_model",
+__all__ = ["FixedTSpike", "fixed_T_predict", "FixedTPrediction", "fixed_T_spike_model",
            "load_fixed_T_spike_correlated", "fixed_T_setting"]
+
+#: Old names of this module's functions and classes, from when the regime was also called "finite T":
+#: deprecated aliases (``old: new``), served by the module's ``__getattr__`` with a ``DeprecationWarning``.
+_DEPRECATED = {"FiniteTSpike": "FixedTSpike", "finite_T_spike": "fixed_T_predict"}
 
 
 def _distinct_tokens(xi: np.ndarray, V: int, rng: np.random.Generator) -> np.ndarray:
@@ -257,7 +261,7 @@ class _Measures:
 
 @dataclass(frozen=True)
 class FixedTPrediction(Prediction):
-    """A :class:`Prediction` of :func:`finite_T_spike`, with what says how far to trust it.
+    """A :class:`Prediction` of :func:`fixed_T_predict`, with what says how far to trust it.
 
     It has every attribute of :class:`Prediction`, and these.
 
@@ -272,14 +276,14 @@ class FixedTPrediction(Prediction):
     outlier_location_error, outlier_overlap_error : float
         Draw error of the outlier of ``d M`` along ``s`` carried into the prediction: the change of
         ``sample_outlier`` (relative) and of ``overlap`` (absolute) when its atom ``(t_*, w_*)`` is the
-        one of the half-size sparse draws (:attr:`FiniteTSpike.outlier_bias`); ``0`` without such an
+        one of the half-size sparse draws (:attr:`FixedTSpike.outlier_bias`); ``0`` without such an
         outlier.  Where that outlier barely leaves the bulk of ``d M`` the prediction is sensitive to
         it (a change of 1 % in ``t_*`` can move the alignment by 0.03), and this is the larger error.
     d : int or None
         The dimension of the validity check below (``None``: not asked).
     bulk_above : float or None
         Expected number of bulk eigenvalues of ``S`` above ``sample_outlier`` at dimension ``d``,
-        with the token-norm fluctuations of a finite ``d`` (:meth:`FiniteTSpike.bulk_above`).
+        with the token-norm fluctuations of a finite ``d`` (:meth:`FixedTSpike.bulk_above`).
     count_resolution : float or None
         What one more sampled eigenvalue of ``d M``, at the largest one drawn, would add to
         ``bulk_above``: the count is known to about that.
@@ -292,7 +296,7 @@ class FixedTPrediction(Prediction):
         The spectral mass of ``S`` along ``u = mu / ||mu||`` above ``threshold`` (default
         ``sample_outlier (1 - sqrt(2/d))``, one token-norm standard deviation below the root):
         the squared cosine with ``u`` that all eigenvalues above ``threshold`` carry together
-        (:meth:`FiniteTSpike.mass_above`), the robust quantity where no single eigenvalue is.
+        (:meth:`FixedTSpike.mass_above`), the robust quantity where no single eigenvalue is.
     """
 
     width: float = 0.0
@@ -308,7 +312,7 @@ class FixedTPrediction(Prediction):
     mass_above: float | None = None
 
 
-class FiniteTSpike:
+class FixedTSpike:
     """The signal eigenvalue of ``S`` at fixed ``T``: location and alignment.
 
     Derived in this book (chapter 3, "The spike at fixed T"; a claim under the named
@@ -326,7 +330,7 @@ class FiniteTSpike:
         ``H(x) = G(x) Gamma_s(G(x)) = delta / (b - delta)``,  ``Gamma_s(G) = int t / (1 - t G) dnu_s(t)``,
 
     with ``b = ||mu + Delta||^2`` (``-> beta + delta``), ``G`` the Stieltjes transform of the
-    fixed-``T`` bulk (:class:`seqrmt.FiniteTBulkLaw`; Silverstein's equation with the
+    fixed-``T`` bulk (:class:`seqrmt.FixedTBulkLaw`; Silverstein's equation with the
     spectrum ``nu_M`` of ``m = d M``) and ``nu_s`` the spectral measure of ``m`` in the direction
     of the class vector ``s / sqrt(V)`` (mass ``(s^T q_i)^2 / V`` at each eigenvalue ``t_i``).
     The squared cosine of its eigenvector with ``u_tilde = (mu + Delta) / ||mu + Delta||`` is
@@ -588,7 +592,7 @@ class FiniteTSpike:
         return float(tv @ rv / rv.sum()), float(rv.mean())
 
     def __repr__(self) -> str:
-        return (f"FiniteTSpike(delta={self.delta!r}, gamma={self.gamma!r}, w={self.w.tolist()!r}, "
+        return (f"FixedTSpike(delta={self.delta!r}, gamma={self.gamma!r}, w={self.w.tolist()!r}, "
                 f"R={self.R.tolist()!r})")
 
     # -- the functions of the equation --------------------------------------------------
@@ -791,7 +795,7 @@ class FiniteTSpike:
     def predict(self, beta: float, *, centered: bool = True, spike_norm2: float | None = None,
                 delta_norm2: float | None = None, d: int | None = None,
                 threshold: float | None = None) -> FixedTPrediction:
-        """The fixed-``T`` prediction as a :class:`FixedTPrediction` (see :func:`finite_T_spike`)."""
+        """The fixed-``T`` prediction as a :class:`FixedTPrediction` (see :func:`fixed_T_predict`)."""
         beta = _checks.nonnegative("beta", beta)
         centered = _checks.flag("centered", centered)
         if d is not None:
@@ -830,11 +834,11 @@ class FiniteTSpike:
 _SPIKE_CACHE: dict = {}
 
 
-def finite_T_spike(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, beta: float, *,
+def fixed_T_predict(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, beta: float, *,
                    centered: bool = True, spike_norm2: float | None = None,
                    delta_norm2: float | None = None, threshold: float | None = None,
                    **options) -> FixedTPrediction:
-    """The signal eigenvalue of ``S`` at fixed ``T`` (:class:`FiniteTSpike`, cached by its arguments).
+    """The signal eigenvalue of ``S`` at fixed ``T`` (:class:`FixedTSpike`, cached by its arguments).
 
     The exact-in-``T`` counterpart of :func:`predict` (``finite_table=True``), derived in this
     book (chapter 3, conjecture ``conj-fixed-T-spike``): ``sample_outlier`` solves
@@ -861,7 +865,7 @@ def finite_T_spike(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, beta:
     **options
         ``d`` (the dimension of the validity check, and of the typical token spectrum when
         ``T' = 1``), and ``n_tokens``, ``block``, ``n_atoms``, ``outlier_block``, ``outlier_draws``,
-        ``seed``, ``max_width``, ``max_count`` of :class:`FiniteTSpike`.
+        ``seed``, ``max_width``, ``max_count`` of :class:`FixedTSpike`.
 
     Returns
     -------
@@ -880,8 +884,8 @@ def finite_T_spike(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, beta:
         beta, centered=centered, spike_norm2=spike_norm2, delta_norm2=delta_norm2, d=d, threshold=threshold)
 
 
-def fixed_T_spike_model(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, **options) -> FiniteTSpike:
-    """The cached :class:`FiniteTSpike` of these arguments (built once, a few seconds at ``T' <= 64``;
+def fixed_T_spike_model(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, **options) -> FixedTSpike:
+    """The cached :class:`FixedTSpike` of these arguments (built once, a few seconds at ``T' <= 64``;
     with ``SEQRMT_CACHE_DIR`` set, stored on disk for other processes, see ``seqrmt/_cache.py``)."""
     delta = _checks.positive("delta", delta)
     gamma = _checks.positive("gamma", gamma)
@@ -894,7 +898,7 @@ def fixed_T_spike_model(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, 
     key = (delta, gamma, tuple(w.tolist()), tuple(map(tuple, R.tolist())), _cache.options_key(options))
     if key not in _SPIKE_CACHE:
         _SPIKE_CACHE[key] = _cache.cached("fixed_T_spike", key,
-                                          lambda: FiniteTSpike(delta, gamma, w, R, **options))
+                                          lambda: FixedTSpike(delta, gamma, w, R, **options))
     return _SPIKE_CACHE[key]
 
 
@@ -941,3 +945,11 @@ def fixed_T_setting(row: dict) -> tuple[np.ndarray, np.ndarray]:
     if row.get("kind") == "validity":
         return np.array([float(v) for v in str(row["weights"]).split()]), R
     return named_weights(row["weights"], R), R
+
+
+def __getattr__(name: str):
+    """``seqrmt.fixed_T_spike.<old name>`` of :data:`_DEPRECATED`: the renamed object, with a warning."""
+    if name in _DEPRECATED:
+        _renamed(__name__, name, _DEPRECATED[name])
+        return globals()[_DEPRECATED[name]]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

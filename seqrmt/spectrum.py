@@ -524,7 +524,7 @@ class SpectralLaw:
     :meth:`moment` and :meth:`support`; what follows from them is written once, here: the
     tail :meth:`tail_mass` (a subclass may compute it more accurately), the expected count
     :meth:`expected_above`, the draws :meth:`rvs`, :meth:`mean` and :meth:`var`.
-    Subclasses: :class:`BulkLaw` (Theorem 1, large ``T``) and :class:`FiniteTBulkLaw` (fixed ``T``).
+    Subclasses: :class:`BulkLaw` (Theorem 1, large ``T``) and :class:`FixedTBulkLaw` (fixed ``T``).
     """
 
     atom: float = 0.0
@@ -557,7 +557,7 @@ class SpectralLaw:
 
         The criterion for a predicted outlier at ``x`` to stand clear of the bulk: a value well
         below ``1`` means that at dimension ``d`` the bulk rarely reaches ``x``.  For
-        :class:`FiniteTBulkLaw` at ``T' >= 2`` a value below ``d * resolution`` is not resolved:
+        :class:`FixedTBulkLaw` at ``T' >= 2`` a value below ``d * resolution`` is not resolved:
         it only says that fewer than ``d * resolution`` eigenvalues are expected above ``x``.
 
         Parameters
@@ -743,8 +743,12 @@ class BulkLaw(SpectralLaw):
 
 # The bulk at fixed T is in seqrmt.fixed_T_bulk; its names stay importable from here, loaded on
 # first use (fixed_T_bulk imports this module).
-_FIXED_T_NAMES = ("finite_T_atom", "token_rank_fraction", "FiniteTBulkLaw", "finite_T_bulk", "_nonzero_weights",
+_FIXED_T_NAMES = ("fixed_T_atom", "token_rank_fraction", "FixedTBulkLaw", "fixed_T_bulk_law", "_nonzero_weights",
                   "_rank_potential", "_token_block", "_H_CACHE", "_token_gram_spectrum", "_LAW_CACHE")
+
+# Their old names (from when the regime was also called "finite T"), deprecated: forwarded to the
+# new names with a DeprecationWarning (seqrmt.fixed_T_bulk._DEPRECATED maps old to new).
+_FIXED_T_DEPRECATED = ("finite_T_atom", "FiniteTBulkLaw", "finite_T_bulk")
 
 
 def __getattr__(name: str):
@@ -752,4 +756,9 @@ def __getattr__(name: str):
     if name in _FIXED_T_NAMES:
         from . import fixed_T_bulk
         return getattr(fixed_T_bulk, name)
+    if name in _FIXED_T_DEPRECATED:
+        from . import fixed_T_bulk
+        new = fixed_T_bulk._DEPRECATED[name]
+        fixed_T_bulk._renamed(__name__, name, new)
+        return getattr(fixed_T_bulk, new)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -500,9 +500,13 @@ def spectral_classifier_accuracy(overlap: float, spike_norm2: float, noise_var: 
 
 # The spike at fixed T is in seqrmt.fixed_T_spike; its names stay importable from here, loaded on
 # first use (fixed_T_spike imports this module).
-_FIXED_T_NAMES = ("FiniteTSpike", "finite_T_spike", "FixedTPrediction", "fixed_T_spike_model",
+_FIXED_T_NAMES = ("FixedTSpike", "fixed_T_predict", "FixedTPrediction", "fixed_T_spike_model",
                   "load_fixed_T_spike_correlated", "fixed_T_setting", "_distinct_tokens", "_spike_block",
                   "_OUTLIER_WEIGHT", "_sparse_top", "_Measures", "_SPIKE_CACHE")
+
+# Their old names (from when the regime was also called "finite T"), deprecated: forwarded to the
+# new names with a DeprecationWarning (seqrmt.fixed_T_spike._DEPRECATED maps old to new).
+_FIXED_T_DEPRECATED = ("FiniteTSpike", "finite_T_spike")
 
 
 def __getattr__(name: str):
@@ -510,4 +514,9 @@ def __getattr__(name: str):
     if name in _FIXED_T_NAMES:
         from . import fixed_T_spike
         return getattr(fixed_T_spike, name)
+    if name in _FIXED_T_DEPRECATED:
+        from . import fixed_T_spike
+        new = fixed_T_spike._DEPRECATED[name]
+        fixed_T_spike._renamed(__name__, name, new)
+        return getattr(fixed_T_spike, new)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

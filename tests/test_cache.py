@@ -76,8 +76,8 @@ def test_a_model_at_fixed_T_is_read_from_another_process_entry(monkeypatch, tmp_
     monkeypatch.setattr(fb, "_H_CACHE", {})
     monkeypatch.setattr(fb, "_LAW_CACHE", {})
     w, R = sr.mean_weights(2), sr.markov_correlation(2, 0.5)
-    first = sr.finite_T_spike(0.5, 0.5, w, R, 2.0)
-    law = sr.finite_T_bulk(0.5, 0.5, w).mean()
+    first = sr.fixed_T_predict(0.5, 0.5, w, R, 2.0)
+    law = sr.fixed_T_bulk_law(0.5, 0.5, w).mean()
     monkeypatch.setattr(fs, "_SPIKE_CACHE", {})
     monkeypatch.setattr(fb, "_H_CACHE", {})
     monkeypatch.setattr(fb, "_LAW_CACHE", {})
@@ -86,9 +86,9 @@ def test_a_model_at_fixed_T_is_read_from_another_process_entry(monkeypatch, tmp_
         raise AssertionError("drew tokens although the model was on disk")
     monkeypatch.setattr(fs, "_spike_block", no_draws)
     monkeypatch.setattr(fb, "_token_block", no_draws)
-    again = sr.finite_T_spike(0.5, 0.5, w, R, 2.0)
+    again = sr.fixed_T_predict(0.5, 0.5, w, R, 2.0)
     assert (again.sample_outlier, again.overlap) == (first.sample_outlier, first.overlap)
-    assert sr.finite_T_bulk(0.5, 0.5, w).mean() == law
+    assert sr.fixed_T_bulk_law(0.5, 0.5, w).mean() == law
     # d left at its default is the same model (one entry, not two)
     assert sr.fixed_T_spike_model(0.5, 0.5, w, R, d=None) is sr.fixed_T_spike_model(0.5, 0.5, w, R)
     assert len(list((tmp_path / "fixed_T_spike").glob("*.pickle"))) == 1

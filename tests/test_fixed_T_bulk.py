@@ -1,4 +1,4 @@
-"""Tests of the fixed-T bulk (``sr.finite_T_bulk``): a generalized Marchenko-Pastur law whose
+"""Tests of the fixed-T bulk (``sr.fixed_T_bulk_law``): a generalized Marchenko-Pastur law whose
 population spectrum is that of the sparse token Gram matrix."""
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def _zero_fraction(lam):
 def test_matches_simulation_where_theorem_1_fails(T):
     w = sr.mean_weights(T)
     lam = _pooled_spectrum(DELTA, GAMMA, w)
-    law = sr.finite_T_bulk(DELTA, GAMMA, w)
+    law = sr.fixed_T_bulk_law(DELTA, GAMMA, w)
     ks = kolmogorov_distance(lam, law)
     ks_thm1 = kolmogorov_distance(lam, sr.BulkLaw(DELTA, GAMMA, sr.kappa(w)))
     # finite-d fluctuations of three pooled spectra at d = 1000 are a few thousandths
@@ -52,7 +52,7 @@ def test_rank_is_below_min_of_sequences_and_drawn_tokens():
     lam = _pooled_spectrum(DELTA, GAMMA, w, seeds=(21, 22, 23))
     lam_tok = 2 * DELTA / GAMMA
     naive = 1 - min(GAMMA ** -1 * DELTA, 1 - np.exp(-lam_tok)) / DELTA   # min(N, drawn)/d
-    law = sr.finite_T_bulk(DELTA, GAMMA, w)
+    law = sr.fixed_T_bulk_law(DELTA, GAMMA, w)
     assert law.atom - naive > 0.015
     assert abs(law.atom - _zero_fraction(lam)) < abs(naive - _zero_fraction(lam))
 
@@ -62,15 +62,15 @@ def test_law_does_not_depend_on_the_sign_correlation():
     T = 2
     w = sr.mean_weights(T)
     lam = _pooled_spectrum(DELTA, GAMMA, w, R=sr.prefix_correlation(T, T), d=800, seeds=(31, 32, 33))
-    assert kolmogorov_distance(lam, sr.finite_T_bulk(DELTA, GAMMA, w)) <= 0.02
+    assert kolmogorov_distance(lam, sr.fixed_T_bulk_law(DELTA, GAMMA, w)) <= 0.02
 
 
 def test_zero_weights_count_as_absent_positions():
     w = np.array([0.5, 0.5, 0.0, 0.0])
-    assert sr.finite_T_atom(DELTA, GAMMA, w) == sr.finite_T_atom(DELTA, GAMMA, [0.5, 0.5])
-    assert sr.finite_T_atom(DELTA, GAMMA, w) > sr.finite_T_atom(DELTA, GAMMA, sr.mean_weights(4)) + 0.05
+    assert sr.fixed_T_atom(DELTA, GAMMA, w) == sr.fixed_T_atom(DELTA, GAMMA, [0.5, 0.5])
+    assert sr.fixed_T_atom(DELTA, GAMMA, w) > sr.fixed_T_atom(DELTA, GAMMA, sr.mean_weights(4)) + 0.05
     lam = _pooled_spectrum(DELTA, GAMMA, w, d=800, seeds=(41, 42, 43))
-    law = sr.finite_T_bulk(DELTA, GAMMA, w)
+    law = sr.fixed_T_bulk_law(DELTA, GAMMA, w)
     assert kolmogorov_distance(lam, law) <= 0.02
     assert abs(law.atom - _zero_fraction(lam)) <= 0.015
 
@@ -121,12 +121,12 @@ def test_tends_to_theorem_1_as_T_grows():
     dist = []
     for T in (1, 2, 4, 64):
         w = sr.mean_weights(T)
-        law = sr.finite_T_bulk(DELTA, GAMMA, w)
+        law = sr.fixed_T_bulk_law(DELTA, GAMMA, w)
         x = np.linspace(0, 3.5, 2000) * sr.kappa(w)
         dist.append(np.max(np.abs(law.cdf(x) - sr.BulkLaw(DELTA, GAMMA, sr.kappa(w)).cdf(x))))
     assert dist[0] > dist[1] > dist[2] > dist[3], dist
     assert dist[3] < 0.005, dist
-    assert sr.finite_T_atom(DELTA, GAMMA, sr.mean_weights(64)) == pytest.approx(1 - 1 / DELTA, abs=1e-9)
+    assert sr.fixed_T_atom(DELTA, GAMMA, sr.mean_weights(64)) == pytest.approx(1 - 1 / DELTA, abs=1e-9)
 
 
 # ------------------------------------------------------------------------- the distribution
@@ -139,7 +139,7 @@ def test_tends_to_theorem_1_as_T_grows():
     (2.0, 0.5, np.array([0.7, 0.2, 0.1, 0.0])),
 ])
 def test_distribution(delta, gamma, w):
-    law = sr.finite_T_bulk(delta, gamma, w)
+    law = sr.fixed_T_bulk_law(delta, gamma, w)
     k = sr.kappa(w)
     left, inf = law.support()
     assert inf == np.inf and 0 <= left < law.truncation     # the limit law has no right edge
@@ -170,11 +170,11 @@ def test_no_right_edge_at_T1():
     """At T = 1 the population law is gamma w^2 Poisson(delta/gamma), unbounded: the support of
     the limit law has no right end, and the computed truncation is where the Poisson counts
     stop mattering, far beyond Theorem 1's edge (it does not depend on the token sample)."""
-    law = sr.finite_T_bulk(0.5, 0.5, [1.0])
+    law = sr.fixed_T_bulk_law(0.5, 0.5, [1.0])
     assert law.support()[1] == np.inf and law.resolution == 0.0
     edge = sr.BulkLaw(0.5, 0.5).support()[1]
     assert law.truncation > 4 * edge
-    assert sr.finite_T_bulk(0.5, 0.5, [1.0], n_tokens=1500).truncation == law.truncation
+    assert sr.fixed_T_bulk_law(0.5, 0.5, [1.0], n_tokens=1500).truncation == law.truncation
     # a positive mass above every point before the truncation, growing Poisson tail below it
     x = np.linspace(edge, 0.9 * law.truncation, 50)
     assert np.all(law.tail_mass(x) > 0)
@@ -187,7 +187,7 @@ def test_no_right_edge_at_T1():
     (1.5, 1.5, sr.optimal_weights(sr.prefix_correlation(16, 4))),
 ])
 def test_tail_mass(delta, gamma, w):
-    law = sr.finite_T_bulk(delta, gamma, w)
+    law = sr.fixed_T_bulk_law(delta, gamma, w)
     x = np.concatenate([[-np.inf, -1.0, 0.0], np.linspace(1e-6, 1.2 * law.truncation, 3000), [np.inf]])
     tail = law.tail_mass(x)
     # a survival function: in [0, 1], nonincreasing, 1 below 0, 1 - atom just above 0, 0 at the end
@@ -205,7 +205,7 @@ def test_tail_mass_against_the_density():
     """The tail of the cdf table against an independent, finer integration of the density
     (T = 1, delta = gamma = 1.5: the setting of chapter 7's counterexample, where the tail above
     the predicted outlier 10.94 is about 6e-5, 0.035 eigenvalues at d = 600)."""
-    law = sr.finite_T_bulk(1.5, 1.5, [1.0])
+    law = sr.fixed_T_bulk_law(1.5, 1.5, [1.0])
     # the bumps of the rarest token counts are narrow: the table's trapezoid rule is good to a
     # few per cent of the tail there (documented accuracy), far better than the criterion needs
     # (20001 points: the integrals agree with 60001 points to 3e-5 relative, at a quarter of the cost)
@@ -225,7 +225,7 @@ def test_theorem_1_tail_is_zero_beyond_its_edge():
 
 
 def test_tail_mass_bad_input():
-    law = sr.finite_T_bulk(DELTA, GAMMA, [1.0])
+    law = sr.fixed_T_bulk_law(DELTA, GAMMA, [1.0])
     with pytest.raises(ValueError, match="x"):
         law.tail_mass([1.0, np.nan])
     with pytest.raises(TypeError, match="x"):
@@ -238,7 +238,7 @@ def test_tail_mass_bad_input():
     with pytest.raises(ValueError, match="d"):
         sr.BulkLaw(0.5, 0.5).expected_above(1.0, 0)
     with pytest.raises(ValueError, match="n_top"):
-        sr.finite_T_bulk(DELTA, GAMMA, sr.mean_weights(2), n_top=-1)
+        sr.fixed_T_bulk_law(DELTA, GAMMA, sr.mean_weights(2), n_top=-1)
 
 
 def test_third_moment_at_T1():
@@ -249,12 +249,12 @@ def test_third_moment_at_T1():
     pois = [lam, lam + lam**2, lam + 3 * lam**2 + lam**3]
     h1, h2, h3 = (gamma**k * m for k, m in zip((1, 2, 3), pois))
     c = 1 / delta
-    law = sr.finite_T_bulk(delta, gamma, [1.0])
+    law = sr.fixed_T_bulk_law(delta, gamma, [1.0])
     assert law.moment(3) == pytest.approx(c * h3 + 3 * c**2 * h1 * h2 + c**3 * h1**3, rel=5e-3)
 
 
 def test_stieltjes():
-    law = sr.finite_T_bulk(DELTA, GAMMA, sr.mean_weights(2))
+    law = sr.fixed_T_bulk_law(DELTA, GAMMA, sr.mean_weights(2))
     z = np.array([0.3 + 0.2j, 1.0 + 0.05j, -0.5 + 1j, 20.0 + 0.0j])
     G = law.stieltjes(z)
     # against the cdf table: G(z) = atom/z + int dF_cont(x)/(z - x)
@@ -270,10 +270,10 @@ def test_stieltjes():
 def test_construction_time_and_cache():
     w = sr.mean_weights(3)
     t0 = time.process_time()
-    law = sr.finite_T_bulk(1.3, 1.1, w)
+    law = sr.fixed_T_bulk_law(1.3, 1.1, w)
     assert time.process_time() - t0 <= 5.0
-    assert sr.finite_T_bulk(1.3, 1.1, w) is law
-    assert sr.finite_T_bulk(1.3, 1.1, w, seed=1) is not law
+    assert sr.fixed_T_bulk_law(1.3, 1.1, w) is law
+    assert sr.fixed_T_bulk_law(1.3, 1.1, w, seed=1) is not law
 
 
 # ------------------------------------------------------------------------- bad input
@@ -289,23 +289,59 @@ def test_construction_time_and_cache():
 ])
 def test_bad_input(kw, name):
     with pytest.raises(ValueError, match=name):
-        sr.finite_T_bulk(**kw)
+        sr.fixed_T_bulk_law(**kw)
 
 
 def test_bad_input_other():
     with pytest.raises(TypeError, match="w"):
-        sr.finite_T_bulk(1.0, 1.0, ["a"])
+        sr.fixed_T_bulk_law(1.0, 1.0, ["a"])
     with pytest.raises(ValueError, match="n_nonzero"):
         sr.token_rank_fraction(0, 1.0)
     with pytest.raises(ValueError, match="draws_per_token"):
         sr.token_rank_fraction(2, 0.0)
     with pytest.raises(ValueError, match="q"):
-        sr.finite_T_bulk(DELTA, GAMMA, sr.mean_weights(2)).ppf([1.5])
+        sr.fixed_T_bulk_law(DELTA, GAMMA, sr.mean_weights(2)).ppf([1.5])
     with pytest.raises(ValueError, match="x"):
-        sr.finite_T_bulk(DELTA, GAMMA, sr.mean_weights(2)).cdf([np.nan])
+        sr.fixed_T_bulk_law(DELTA, GAMMA, sr.mean_weights(2)).cdf([np.nan])
 
 
 def test_repr_names_the_law_and_its_parameters():
-    law = sr.finite_T_bulk(1.5, 1.5, sr.mean_weights(1))
+    law = sr.fixed_T_bulk_law(1.5, 1.5, sr.mean_weights(1))
     text = repr(law)
-    assert text.startswith("FiniteTBulkLaw(") and "delta=1.5" in text and "gamma=1.5" in text and "[1.0]" in text
+    assert text.startswith("FixedTBulkLaw(") and "delta=1.5" in text and "gamma=1.5" in text and "[1.0]" in text
+
+
+# ------------------------------------------------ the old ("finite T") names, deprecated
+
+#: old name -> (new name, the module of both, the module that forwards both)
+RENAMED = {"finite_T_bulk": ("fixed_T_bulk_law", "fixed_T_bulk", "spectrum"),
+           "finite_T_atom": ("fixed_T_atom", "fixed_T_bulk", "spectrum"),
+           "FiniteTBulkLaw": ("FixedTBulkLaw", "fixed_T_bulk", "spectrum"),
+           "finite_T_spike": ("fixed_T_predict", "fixed_T_spike", "spikes"),
+           "FiniteTSpike": ("FixedTSpike", "fixed_T_spike", "spikes")}
+
+
+@pytest.mark.parametrize("old", sorted(RENAMED))
+def test_old_names_are_deprecated_aliases(old):
+    """``seqrmt.<old>``, ``seqrmt.<module>.<old>`` and ``seqrmt.<forwarder>.<old>`` are the new name's
+    object, with a ``DeprecationWarning`` naming the new name at the line that asked for it; the old
+    name is in no ``__all__``."""
+    import importlib
+    import warnings
+
+    new, home, forwarder = RENAMED[old]
+    obj = getattr(sr, new)
+    for module in (sr, importlib.import_module(f"seqrmt.{home}"), importlib.import_module(f"seqrmt.{forwarder}")):
+        with pytest.warns(DeprecationWarning, match=rf"{module.__name__}\.{old} is deprecated; use .*\b{new}\b") as rec:
+            assert getattr(module, old) is obj
+        assert rec[0].filename == __file__
+        assert old not in getattr(module, "__all__", ()) and old not in vars(module)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert getattr(module, new) is obj
+    assert new in importlib.import_module(f"seqrmt.{home}").__all__
+    with pytest.warns(DeprecationWarning, match=new):
+        exec(f"from seqrmt import {old} as alias", ns := {})
+    assert ns["alias"] is obj
+    with pytest.raises(AttributeError, match="no attribute"):
+        getattr(sr, old + "_nope")

@@ -1,4 +1,4 @@
-"""Tests of the spike at fixed T (``sr.finite_T_spike``, ``sr.FiniteTSpike``): the signal
+"""Tests of the spike at fixed T (``sr.fixed_T_predict``, ``sr.FixedTSpike``): the signal
 eigenvalue and its alignment from the fixed-T bulk and the spectral measure of the token
 Gram matrix in the direction of the classes (chapter 3, "The spike at fixed T").
 
@@ -51,7 +51,7 @@ def _iid_row(rows, T, ratio):
 def test_agrees_with_simulation_independent_positions(iid_rows, T, ratio):
     row = _iid_row(iid_rows, T, ratio)
     assert row["n"] >= 32 and row["d"] >= 800
-    p = sr.finite_T_spike(DELTA, GAMMA, sr.mean_weights(T), np.eye(T), row["beta"], d=int(row["d"]))
+    p = sr.fixed_T_predict(DELTA, GAMMA, sr.mean_weights(T), np.eye(T), row["beta"], d=int(row["d"]))
     assert p.sample_outlier is not None
     assert abs(row["lambda_sim"] - p.sample_outlier) <= 2 * row["lambda_sem"] + LOC_TOL * p.sample_outlier, row
     assert abs(row["overlap_sim"] - p.overlap) <= 2 * row["overlap_sem"] + OV_TOL, row
@@ -90,7 +90,7 @@ def test_agrees_with_simulation_correlated_positions(corr_rows, name):
     it predicts the top eigenvalue to carry the signal alone at the simulated d."""
     row = next(r for r in corr_rows if r["name"] == name)
     w, R = _stored_setting(row)
-    p = sr.finite_T_spike(row["delta"], row["gamma"], w, R, row["beta"], d=int(row["d"]))
+    p = sr.fixed_T_predict(row["delta"], row["gamma"], w, R, row["beta"], d=int(row["d"]))
     assert p.single_eigenvalue, (name, p.bulk_above, p.count_resolution)
     assert abs(row["lambda_sim"] - p.sample_outlier) <= 2 * row["lambda_sem"] + LOC_TOL * p.sample_outlier, \
         (name, p.sample_outlier, row)
@@ -119,10 +119,10 @@ def test_validity_point_is_the_stated_one(validity):
 
 
 def test_limit_law_misses_the_finite_d_tail(validity):
-    """The limit law (``FiniteTBulkLaw.expected_above``) expects almost no bulk eigenvalue above the
+    """The limit law (``FixedTBulkLaw.expected_above``) expects almost no bulk eigenvalue above the
     predicted signal eigenvalue; tables at beta = 0 have several tenths of one, more at larger d."""
     rows, model = validity
-    law = sr.finite_T_bulk(rows[0]["delta"], rows[0]["gamma"], model.w)
+    law = sr.fixed_T_bulk_law(rows[0]["delta"], rows[0]["gamma"], model.w)
     for r in rows:
         assert float(law.expected_above(r["x"], int(r["d"]))) < 1e-3
         assert r["count_beta0"] - 2 * r["count_sem"] > 0.1
@@ -164,7 +164,7 @@ def test_mass_above_is_a_distribution_function():
     assert m.mass_above(1.0, 0.999 * x) == pytest.approx(eta * 1.0 / (1.0 + DELTA), abs=2e-3)
     assert abs(m.mass_above(1.0, 1.01 * x)) < 1e-6
     # the bulk mass along G alone: 1 - atom at a small threshold
-    assert float(m.tail_mass(1e-3)) == pytest.approx(1.0 - sr.finite_T_atom(DELTA, GAMMA, m.w), abs=0.02)
+    assert float(m.tail_mass(1e-3)) == pytest.approx(1.0 - sr.fixed_T_atom(DELTA, GAMMA, m.w), abs=0.02)
 
 
 # ----------------------------------------------------------------------- the large-T limit
@@ -193,7 +193,7 @@ def _limit_check(T, rname, wname):
     w = _w(wname, R)
     bc = sr.critical_beta(DELTA, GAMMA, w, R)
     beta = 2.5 * bc if bc > 0 else 1.0           # bc = 0: an outlier even at beta = 0
-    pf, pl = sr.finite_T_spike(DELTA, GAMMA, w, R, beta), sr.predict(DELTA, GAMMA, w, R, beta)
+    pf, pl = sr.fixed_T_predict(DELTA, GAMMA, w, R, beta), sr.predict(DELTA, GAMMA, w, R, beta)
     assert pf.sample_outlier == pytest.approx(pl.sample_outlier, rel=0.01), (T, rname, wname)
     assert pf.overlap == pytest.approx(pl.overlap, abs=0.01), (T, rname, wname)
 
@@ -211,7 +211,7 @@ def test_the_draw_error_of_the_outlier_of_m_is_carried_into_the_prediction():
     w and T = 16, 32, 64 against the large-T formula: ``benchmarks/fixed_T_spike_speed.py --limit``.)"""
     def err(T, R, w):
         bc = sr.critical_beta(DELTA, GAMMA, w, R)
-        return sr.finite_T_spike(DELTA, GAMMA, w, R, 2.5 * bc).outlier_overlap_error
+        return sr.fixed_T_predict(DELTA, GAMMA, w, R, 2.5 * bc).outlier_overlap_error
 
     R8 = sr.markov_correlation(8, 0.8)
     assert err(8, R8, sr.mean_weights(8)) < 0.002
@@ -224,7 +224,7 @@ def test_gap_to_the_large_T_formula_shrinks_with_T():
     gaps = []
     for T in (1, 2, 4, 8):
         w, R, (beta,) = _ratios_to_betas(T, [1.3])
-        pf, pl = sr.finite_T_spike(DELTA, GAMMA, w, R, beta), sr.predict(DELTA, GAMMA, w, R, beta)
+        pf, pl = sr.fixed_T_predict(DELTA, GAMMA, w, R, beta), sr.predict(DELTA, GAMMA, w, R, beta)
         gaps.append(abs(pf.overlap - pl.overlap))
     # from T = 4 on the gap is at the level of the Monte Carlo error of the token spectrum
     assert gaps[0] > 0.1 and gaps[0] > gaps[1] > max(gaps[2:]) and max(gaps[2:]) < 0.01, gaps
@@ -242,17 +242,17 @@ def test_outlier_of_the_token_gram_matrix_is_its_own_atom():
 
 def test_uncentered_mean_outlier_tends_to_the_large_T_formula():
     w, R, (beta,) = _ratios_to_betas(16, [2.5])
-    pf = sr.finite_T_spike(DELTA, GAMMA, w, R, beta, centered=False)
+    pf = sr.fixed_T_predict(DELTA, GAMMA, w, R, beta, centered=False)
     pl = sr.predict(DELTA, GAMMA, w, R, beta, centered=False)
     assert pf.mean_outlier == pytest.approx(pl.mean_outlier, rel=0.01)
     assert pf.mean_overlap == pytest.approx(pl.mean_overlap, abs=0.01)
     # the signal outlier does not depend on the centering
-    assert pf.sample_outlier == sr.finite_T_spike(DELTA, GAMMA, w, R, beta).sample_outlier
+    assert pf.sample_outlier == sr.fixed_T_predict(DELTA, GAMMA, w, R, beta).sample_outlier
 
 
 def test_one_token_per_sequence_has_no_mean_outlier():
     """At T' = 1 the token Gram matrix is diagonal: no direction of the vocabulary is special."""
-    p = sr.finite_T_spike(DELTA, GAMMA, [1.0], np.eye(1), 3.0, centered=False)
+    p = sr.fixed_T_predict(DELTA, GAMMA, [1.0], np.eye(1), 3.0, centered=False)
     assert p.mean_outlier is None and p.mean_overlap == 0.0
 
 
@@ -260,9 +260,9 @@ def test_one_token_per_sequence_has_no_mean_outlier():
 def test_one_token_per_sequence_reduces_to_the_bulk_transform(beta):
     """At T' = 1 rho_s = nu_M, and G F_s(G) = delta / beta becomes x G(x) = 1 + 1/beta, with G the
     Stieltjes transform of the fixed-T bulk (an independent implementation)."""
-    p = sr.finite_T_spike(DELTA, GAMMA, [1.0], np.eye(1), beta)
+    p = sr.fixed_T_predict(DELTA, GAMMA, [1.0], np.eye(1), beta)
     x = p.sample_outlier
-    G = complex(np.ravel(sr.finite_T_bulk(DELTA, GAMMA, [1.0]).stieltjes(x))[0])
+    G = complex(np.ravel(sr.fixed_T_bulk_law(DELTA, GAMMA, [1.0]).stieltjes(x))[0])
     assert (x * G).real == pytest.approx(1 + 1 / beta, rel=1e-6)
 
 
@@ -271,12 +271,12 @@ def test_at_beta_zero_the_outlier_of_m_gives_an_eigenvalue():
     fixed T it is the pole psi(t_*) of H, with no alignment with u, near the large-T location."""
     w, R = sr.causal_weights(32), sr.markov_correlation(32, 0.8)
     assert sr.critical_beta(DELTA, GAMMA, w, R) == 0
-    pf, pl = sr.finite_T_spike(DELTA, GAMMA, w, R, 0.0), sr.predict(DELTA, GAMMA, w, R, 0.0)
+    pf, pl = sr.fixed_T_predict(DELTA, GAMMA, w, R, 0.0), sr.predict(DELTA, GAMMA, w, R, 0.0)
     assert pf.sample_outlier == pytest.approx(pl.sample_outlier, rel=0.01)
     assert pf.overlap == 0.0 and 0 < pf.sample_overlap < 1
     assert pf.sample_overlap == pytest.approx(pl.population_overlap * pl.sample_overlap, abs=0.02)
     # and it is the limit of small beta
-    assert sr.finite_T_spike(DELTA, GAMMA, w, R, 1e-6).sample_outlier == pytest.approx(pf.sample_outlier, rel=1e-4)
+    assert sr.fixed_T_predict(DELTA, GAMMA, w, R, 1e-6).sample_outlier == pytest.approx(pf.sample_outlier, rel=1e-4)
 
 
 def test_information_plus_noise_closed_form():
@@ -306,7 +306,7 @@ def test_squared_cosine_is_never_clipped():
     """A wrong evaluation (nu_s given three times its mass) gives a squared cosine above 1: it is
     returned as computed, with a warning, not clipped to 1."""
     m = sr.fixed_T_spike_model(DELTA, GAMMA, sr.mean_weights(2), np.eye(2))
-    bad = sp.FiniteTSpike.__new__(sp.FiniteTSpike)
+    bad = sp.FixedTSpike.__new__(sp.FixedTSpike)
     bad.__dict__.update(m.__dict__)
     bad._m = sp._Measures(m._t, m._p, 3.0 * m._r, [], [], m._c, 0.5 * m.kappa, 10.0)
     bad._mc = bad._m
@@ -317,8 +317,8 @@ def test_squared_cosine_is_never_clipped():
 
 def test_realized_spike_norm_moves_the_outlier():
     w, R = sr.mean_weights(2), np.eye(2)
-    base = sr.finite_T_spike(DELTA, GAMMA, w, R, 2.0)
-    more = sr.finite_T_spike(DELTA, GAMMA, w, R, 2.0, spike_norm2=2.0 + DELTA + 0.3)
+    base = sr.fixed_T_predict(DELTA, GAMMA, w, R, 2.0)
+    more = sr.fixed_T_predict(DELTA, GAMMA, w, R, 2.0, spike_norm2=2.0 + DELTA + 0.3)
     assert more.sample_outlier > base.sample_outlier and more.overlap > base.overlap
     assert base.theta == pytest.approx(base.alpha * (2.0 + DELTA))
     assert math.isinf(base.bulk_edge)
@@ -333,7 +333,7 @@ def test_no_solution_below_the_onset_and_curve_is_monotone():
     assert np.all(np.isnan(loc[below])) and np.all(ov[below] == 0)
     assert np.all(np.diff(loc[~below]) > 0) and np.all(ov[~below] >= 0)
     assert ov[-1] > 0.5
-    assert sr.finite_T_spike(DELTA, GAMMA, w, R, 0.9 * m.beta_onset).sample_outlier is None
+    assert sr.fixed_T_predict(DELTA, GAMMA, w, R, 0.9 * m.beta_onset).sample_outlier is None
 
 
 def test_a_curve_after_the_model_draws_nothing(monkeypatch):
@@ -354,8 +354,8 @@ def test_a_curve_after_the_model_draws_nothing(monkeypatch):
 
 def test_typical_spectrum_at_dimension_d_only_changes_T1():
     w2, R2 = sr.mean_weights(2), np.eye(2)
-    assert (sr.finite_T_spike(DELTA, GAMMA, w2, R2, 2.0, d=800).sample_outlier
-            == sr.finite_T_spike(DELTA, GAMMA, w2, R2, 2.0).sample_outlier)
+    assert (sr.fixed_T_predict(DELTA, GAMMA, w2, R2, 2.0, d=800).sample_outlier
+            == sr.fixed_T_predict(DELTA, GAMMA, w2, R2, 2.0).sample_outlier)
     a = sr.fixed_T_spike_model(DELTA, GAMMA, [1.0], np.eye(1), d=800)
     b = sr.fixed_T_spike_model(DELTA, GAMMA, [1.0], np.eye(1))
     # the count classes of Poisson(1) that half a token of V = 1600 reaches: k <= 6
@@ -375,7 +375,7 @@ def test_bad_input_is_rejected(kwargs, exc):
     args = dict(delta=DELTA, gamma=GAMMA, w=sr.mean_weights(2), R=np.eye(2), beta=2.0)
     args.update(kwargs)
     with pytest.raises(exc):
-        sr.finite_T_spike(**args)
+        sr.fixed_T_predict(**args)
 
 
 def test_validity_methods_reject_bad_input():
@@ -396,7 +396,7 @@ def test_check_validates_its_arguments():
 
 
 def test_check_rows_carry_the_finite_d_validity_check(validity):
-    """The simulation check's rows report the finite-d count of :meth:`FiniteTSpike.bulk_above` (not
+    """The simulation check's rows report the finite-d count of :meth:`FixedTSpike.bulk_above` (not
     the limit law's, which misses the tail) at the validity point, and say that no single
     eigenvalue is predicted there."""
     rows, model = validity
@@ -405,5 +405,5 @@ def test_check_rows_carry_the_finite_d_validity_check(validity):
     p = model.predict(r0["beta"], d=500)
     assert row["bulk_above"] == pytest.approx(p.bulk_above, rel=1e-12) and row["bulk_above"] > model.max_count
     assert row["single_eigenvalue"] is False and row["mass_above"] == pytest.approx(p.mass_above, rel=1e-12)
-    law = sr.finite_T_bulk(r0["delta"], r0["gamma"], model.w)
+    law = sr.fixed_T_bulk_law(r0["delta"], r0["gamma"], model.w)
     assert float(law.expected_above(row["lambda_fixed_T"], 500)) < 1e-3 < row["bulk_above"]

@@ -165,7 +165,7 @@ def test_spikes_T_plots_the_errors(fs_rows):
 
 
 def test_spikes_T_plots_the_fixed_T_errors_too(fs_rows):
-    """With fixed_T the hollow markers are the errors against sr.finite_T_spike at the rows' d."""
+    """With fixed_T the hollow markers are the errors against sr.fixed_T_predict at the rows' d."""
     axes = _check(srp.validation_spikes_T(rows=fs_rows))
     sp = [r for r in fs_rows if r["study"] == "spikes_T"]
     for ax, q in zip(axes, ("lambda_signal", "overlap_signal")):
@@ -173,7 +173,7 @@ def test_spikes_T_plots_the_fixed_T_errors_too(fs_rows):
         drawn = np.sort(np.concatenate([np.asarray(c.lines[0].get_ydata(), dtype=float) for c in hollow]))
         exp = []
         for r in (r for r in sp if r["quantity"] == q):
-            p = sr.finite_T_spike(r["delta"], r["gamma"], sr.mean_weights(r["T"]), np.eye(r["T"]), r["beta"],
+            p = sr.fixed_T_predict(r["delta"], r["gamma"], sr.mean_weights(r["T"]), np.eye(r["T"]), r["beta"],
                                   d=int(r["d"]))
             pred = p.sample_outlier if q.startswith("lambda") else p.overlap
             exp.append((r["empirical"] - pred) / (pred if q.startswith("lambda") else 1.0))

@@ -299,7 +299,7 @@ def test_judge_accepts_what_the_corrections_predict(shipped):
 def test_edge_scale_needs_a_right_edge():
     """A fixed-T bulk law has no right edge: a clear error, not a NaN."""
     with pytest.raises(ValueError, match="no right edge"):
-        sv.edge_scale(sr.finite_T_bulk(1.5, 1.5, [1.0]), 600)
+        sv.edge_scale(sr.fixed_T_bulk_law(1.5, 1.5, [1.0]), 600)
 
 
 def test_edge_scale_matches_johnstone():
@@ -340,14 +340,14 @@ def test_law_distance():
     law = sr.BulkLaw(0.5, 0.5, 0.25)
     assert sv.law_distance(law, law) == 0.0
     # a law without a right edge: the grid runs to the end of the computed approximation
-    fixed = sr.finite_T_bulk(0.5, 0.5, [1.0])
+    fixed = sr.fixed_T_bulk_law(0.5, 0.5, [1.0])
     assert fixed.support()[1] == np.inf and fixed.ppf(1.0) == pytest.approx(fixed.truncation)
     assert 0.01 < sv.law_distance(fixed, sr.BulkLaw(0.5, 0.5)) < 0.2
 
 
 def test_fixed_T_bulk_above():
     """Expected number of fixed-T bulk eigenvalues above a point: d times the tail mass."""
-    law = sr.finite_T_bulk(1.5, 1.5, [1.0])
+    law = sr.fixed_T_bulk_law(1.5, 1.5, [1.0])
     n = sv.fixed_T_bulk_above(1.5, 1.5, [1.0], 10.9375, 600)
     assert n == pytest.approx(600 * float(law.tail_mass(10.9375)))
     assert sv.fixed_T_bulk_above(1.5, 1.5, [1.0], 1e3, 600) == 0.0

@@ -13,7 +13,7 @@ from .. import _checks
 from ..attention import causal_weights, kappa as _kappa, mean_weights
 from ..experiments import simulate
 from ..model import prefix_correlation, sizes
-from ..fixed_T_bulk import finite_T_bulk
+from ..fixed_T_bulk import fixed_T_bulk_law
 from ..spectrum import (BulkLaw, bulk_critical_points, bulk_inverse_map, bulk_atom, bulk_density, bulk_edges,
                         mp_density, mp_edges)
 from ._style import IDEAL_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, legend_right, finish, fmt, set_alt
@@ -413,7 +413,7 @@ def bulk_fixed_T_figure(delta: float = 1.5, gamma: float = 1.5, T: int = 2, weig
     Left: histogram of the nonzero eigenvalues of the centered ``S`` (three tables pooled by
     default, :func:`bulk_pooled_spectrum`; area = fraction of nonzero eigenvalues), the density
     of Theorem 1 (:class:`seqrmt.BulkLaw`, dashed) and that of the fixed-``T`` law
-    (:func:`seqrmt.finite_T_bulk`); the two atoms at ``0`` and the measured fraction of zero
+    (:func:`seqrmt.fixed_T_bulk_law`); the two atoms at ``0`` and the measured fraction of zero
     eigenvalues are annotated.  Right: ``F_emp - F`` for both laws, whose largest absolute
     value is the Kolmogorov distance given in the legend.  ``eigenvalues`` may be passed to
     reuse a pooled spectrum.
@@ -425,7 +425,7 @@ def bulk_fixed_T_figure(delta: float = 1.5, gamma: float = 1.5, T: int = 2, weig
     lam = (bulk_pooled_spectrum(delta, gamma, T, weights, d=d, seeds=seeds) if eigenvalues is None
            else _checks.real_array("eigenvalues", eigenvalues, allow_inf=False).ravel())
     thm1 = BulkLaw(delta, gamma, k)
-    fixed = finite_T_bulk(delta, gamma, w)
+    fixed = fixed_T_bulk_law(delta, gamma, w)
     ks1, ksT = bulk_kolmogorov(lam, thm1), bulk_kolmogorov(lam, fixed)
     xmax = 1.05 * max(float(fixed.ppf(0.999)), thm1.support()[1])
     fig, (ax, ax1) = figure(1, 2, width=7.2, height=6.8)
@@ -470,7 +470,7 @@ def bulk_fixed_T_convergence_figure(delta: float = 1.5, gamma: float = 1.5, Ts=(
     """The fixed-``T`` law tends to Theorem 1 as ``T`` grows.
 
     Left: ``F_T - F`` against ``lambda / kappa``, where ``F_T`` is the distribution function of
-    the fixed-``T`` law (:func:`seqrmt.finite_T_bulk`) rescaled by ``kappa`` and ``F`` that of
+    the fixed-``T`` law (:func:`seqrmt.fixed_T_bulk_law`) rescaled by ``kappa`` and ``F`` that of
     Theorem 1 (:class:`seqrmt.BulkLaw`), one curve per ``T`` in ``Ts``.  Right: the
     Kolmogorov distance ``sup |F_T - F|`` and the excess of the atom ``atom_T - atom``
     against ``T`` (log scales; the distance levels off at the numerical accuracy of the
@@ -487,7 +487,7 @@ def bulk_fixed_T_convergence_figure(delta: float = 1.5, gamma: float = 1.5, Ts=(
     dist, excess = [], []
     for T, sh in zip(Ts, shades):
         w = bulk_weights(weights, T)
-        law = finite_T_bulk(delta, gamma, w)
+        law = fixed_T_bulk_law(delta, gamma, w)
         diff = law.cdf(x * _kappa(w)) - thm1.cdf(x)
         dist.append(float(np.max(np.abs(diff))))
         excess.append(law.atom - thm1.atom)

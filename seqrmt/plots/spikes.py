@@ -390,7 +390,7 @@ def spikes_fixed_T(*, rows=None, Ts=(1, 2), beta_max_ratio: float = 3.2):
     One column per ``T`` (mean pooling over independent positions; the settings of
     :func:`seqrmt.validation.load_fixed_T_spike`, whose rows are used when ``rows`` is None):
     top, the top eigenvalue of the centered ``S``; bottom, the squared cosine of its eigenvector
-    with ``mu / ||mu||``.  Solid: the fixed-``T`` prediction (:func:`seqrmt.finite_T_spike`, at
+    with ``mu / ||mu||``.  Solid: the fixed-``T`` prediction (:func:`seqrmt.fixed_T_predict`, at
     ``T' = 1`` with the typical token spectrum at the rows' ``d``); dashed: the large-``T``
     formula (:func:`seqrmt.predict`); points: simulated means with two standard errors.
     Hollow points: strengths without a fixed-``T`` signal eigenvalue (below the onset, or a root
@@ -468,7 +468,7 @@ def spikes_fixed_T_limit(*, Ts=(1, 2, 4, 8, 16), delta: float = 0.5, gamma: floa
     Mean pooling over ``T`` independent positions, so that ``theta / theta_c`` at a given
     ``beta / beta_c`` is the same for every ``T`` and the large-``T`` alignment
     (:func:`seqrmt.predict`) is one curve; one solid curve per ``T`` for the fixed-``T``
-    alignment (:func:`seqrmt.finite_T_spike`), against ``beta / beta_c``.
+    alignment (:func:`seqrmt.fixed_T_predict`), against ``beta / beta_c``.
     """
     from ..fixed_T_spike import fixed_T_spike_model
     from ..attention import mean_weights
@@ -513,7 +513,7 @@ def spikes_fixed_T_vs_T(*, rows=None, Ts=(1, 2, 4, 8, 16, 32, 64), settings=None
     ``finite_table=True``), in percent; bottom, the difference of the squared cosines with
     ``mu / ||mu||``.  One solid curve per correlation (``settings``: ``(label, R(T), weights(T),
     delta, gamma, beta, T_min)``; default Markov ``rho = 0.8`` and the prefix model ``L = T/4``,
-    mean weights) for the fixed-``T`` prediction (:func:`seqrmt.finite_T_spike`); the zero line is
+    mean weights) for the fixed-``T`` prediction (:func:`seqrmt.fixed_T_predict`); the zero line is
     the large-``T`` formula.  Points: the stored simulations of
     :func:`seqrmt.load_fixed_T_spike_correlated` (``rows``), each against the large-``T``
     prediction of its own setting, with two standard errors (so settings with other weights or
@@ -521,7 +521,7 @@ def spikes_fixed_T_vs_T(*, rows=None, Ts=(1, 2, 4, 8, 16, 32, 64), settings=None
     """
     from ..attention import mean_weights
     from ..model import markov_correlation
-    from ..fixed_T_spike import finite_T_spike, fixed_T_setting, load_fixed_T_spike_correlated
+    from ..fixed_T_spike import fixed_T_predict, fixed_T_setting, load_fixed_T_spike_correlated
     if rows is None:
         rows = load_fixed_T_spike_correlated()[0]
     rows = [r for r in rows if r["kind"] == "spike"]
@@ -540,7 +540,7 @@ def spikes_fixed_T_vs_T(*, rows=None, Ts=(1, 2, 4, 8, 16, 32, 64), settings=None
         ts, loc, ov = [], [], []
         for T in (T for T in Ts if T >= tmin):
             R, w = R_of(T), w_of(T)
-            pf, pl = finite_T_spike(delta, gamma, w, R, beta), predict(delta, gamma, w, R, beta)
+            pf, pl = fixed_T_predict(delta, gamma, w, R, beta), predict(delta, gamma, w, R, beta)
             if pf.sample_outlier is None or pl.sample_outlier is None:
                 continue
             ts.append(T)

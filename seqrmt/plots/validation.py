@@ -290,7 +290,7 @@ def _has(r, key):
 
 def validation_bulk_T(*, rows=None):
     """Kolmogorov distance of the simulated bulk to Theorem 1's law ``kappa (MP_delta boxtimes
-    MP_gamma)`` (solid) and to the fixed-``T`` law ``seqrmt.finite_T_bulk`` (dashed) as a
+    MP_gamma)`` (solid) and to the fixed-``T`` law ``seqrmt.fixed_T_bulk_law`` (dashed) as a
     function of the sequence length ``T`` (top, one shade per ``d``; the thick grey line
     is the distance between the two laws), and as a function of ``d`` (bottom, one colour
     per ``T``, distance to Theorem 1 solid, to the fixed-``T`` law dashed).  A distance to
@@ -363,9 +363,9 @@ def validation_spikes_T(*, rows=None, fixed_T: bool = True):
     per ``theta / theta_c``, bars ``+- t * sem`` (Student quantile, 99 %), grey bands the
     absolute tolerances of :class:`seqrmt.validation.Tolerance`.  Filled markers: against the
     large-``T`` formulas (:func:`seqrmt.predict`, the stored ``predicted``); with ``fixed_T``,
-    hollow markers: against the fixed-``T`` prediction (:func:`seqrmt.finite_T_spike` with the
+    hollow markers: against the fixed-``T`` prediction (:func:`seqrmt.fixed_T_predict` with the
     rows' ``d``)."""
-    from ..fixed_T_spike import finite_T_spike
+    from ..fixed_T_spike import fixed_T_predict
     rows = [r for r in _fs_rows(rows) if r.get("study") == "spikes_T"]
     if not rows:
         raise ValueError("rows contain no spikes_T study")
@@ -377,7 +377,7 @@ def validation_spikes_T(*, rows=None, fixed_T: bool = True):
     markers = ["o", "^", "s", "D"]
 
     def fixed(r, q):
-        p = finite_T_spike(r["delta"], r["gamma"], mean_weights(r["T"]), _v.atlas_correlation(r["R"], r["T"]),
+        p = fixed_T_predict(r["delta"], r["gamma"], mean_weights(r["T"]), _v.atlas_correlation(r["R"], r["T"]),
                            r["beta"], d=int(r["d"]))
         return p.sample_outlier if q.startswith("lambda") else p.overlap
 

@@ -1,5 +1,5 @@
 """The signal eigenvalue at fixed ``T`` simulated against both predictions
-(:func:`fixed_T_spike_check`: :func:`seqrmt.finite_T_spike` and :func:`seqrmt.predict`)."""
+(:func:`fixed_T_spike_check`: :func:`seqrmt.fixed_T_predict` and :func:`seqrmt.predict`)."""
 from __future__ import annotations
 
 import math
@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _checks
-from ..fixed_T_spike import finite_T_spike
+from ..fixed_T_spike import fixed_T_predict
 from ..model import sizes
 from ..spikes import predict
 from .executors import _run_units
@@ -33,12 +33,12 @@ def fixed_T_spike_check(d: int, delta: float, gamma: float, w: ArrayLike, R: Arr
     For each ``beta``, ``seeds`` tables (seeds ``seed0, seed0 + 1, ...``; every ``beta`` uses the
     same tables and tokens) at dimension ``d`` give the mean and standard error of the mean
     of ``lambda_1`` and of the squared cosine of its eigenvector with ``mu / ||mu||``.  Each row
-    holds them with the fixed-``T`` prediction (:func:`seqrmt.finite_T_spike` with this ``d``: at
+    holds them with the fixed-``T`` prediction (:func:`seqrmt.fixed_T_predict` with this ``d``: at
     ``T' = 1`` the typical token spectrum at ``d``), the large-``T``
     one (:func:`seqrmt.predict`, ``finite_table=True``), and the validity check of the fixed-``T``
     prediction at this ``d`` (:class:`seqrmt.FixedTPrediction`): the expected number of bulk
     eigenvalues above it, with the token-norm fluctuations of a finite ``d``
-    (:meth:`seqrmt.FiniteTSpike.bulk_above`), whether one eigenvalue is predicted to carry the
+    (:meth:`seqrmt.FixedTSpike.bulk_above`), whether one eigenvalue is predicted to carry the
     signal alone, and the spectral mass along ``mu`` above the threshold, the robust quantity
     where none is.
 
@@ -66,7 +66,7 @@ def fixed_T_spike_check(d: int, delta: float, gamma: float, w: ArrayLike, R: Arr
     rows = []
     for j, beta in enumerate(bs):
         lam, ov = res[:, j, 0], res[:, j, 1]
-        pf = finite_T_spike(delta, gamma, w, R, beta, d=d)
+        pf = fixed_T_predict(delta, gamma, w, R, beta, d=d)
         pl = predict(delta, gamma, w, R, beta)
         loc_f = np.nan if pf.sample_outlier is None else pf.sample_outlier
         rows.append(dict(

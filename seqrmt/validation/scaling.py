@@ -173,7 +173,7 @@ def bulk_vs_T(d: int = 800, Ts: Sequence[int] = (1, 2, 4, 8, 16), seeds: int = 3
     (Theorem 1) as a function of the sequence length ``T`` (mean pooling, independent
     positions ``R = I``, ``beta = 0``, centered: no outlier is predicted, so the whole
     spectrum is bulk), and, with ``fixed_T``, to the fixed-``T`` law
-    ``seqrmt.finite_T_bulk(delta, gamma, w)``.
+    ``seqrmt.fixed_T_bulk_law(delta, gamma, w)``.
 
     The unit of work is one seed at one ``T`` (seeds ``2000 ..``); ``executor`` and
     ``progress`` as in :func:`atlas`.
@@ -266,12 +266,12 @@ def spikes_vs_T(d: int = 800, Ts: Sequence[int] = (1, 2, 4, 16), seeds: int = 16
 def fixed_T_bulk_above(delta: float, gamma: float, w: ArrayLike, x: float, d: int) -> float:
     """Expected number of eigenvalues of the fixed-``T`` bulk above ``x`` at dimension ``d``.
 
-    ``d * nu_T((x, inf))`` with ``nu_T = seqrmt.finite_T_bulk(delta, gamma, w)``
-    (:meth:`seqrmt.FiniteTBulkLaw.expected_above`).  The fixed-``T`` law has no right edge,
+    ``d * nu_T((x, inf))`` with ``nu_T = seqrmt.fixed_T_bulk_law(delta, gamma, w)``
+    (:meth:`seqrmt.FixedTBulkLaw.expected_above`).  The fixed-``T`` law has no right edge,
     so a predicted outlier ``x`` is never above the whole bulk in the limit; at dimension
     ``d`` it stands clear of the bulk when this count is well below ``1`` (the criterion of
     chapter 7).  With ``T' >= 2`` nonzero weights a count below ``d * law.resolution`` is not
-    resolved (:attr:`seqrmt.FiniteTBulkLaw.resolution`): read it as "fewer than
+    resolved (:attr:`seqrmt.FixedTBulkLaw.resolution`): read it as "fewer than
     ``d * law.resolution``".  NaN, with a warning, when the law cannot be built.
     """
     delta = _checks.positive("delta", delta)

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import _checks
 from ..attention import named_weights
-from ..fixed_T_bulk import finite_T_bulk
+from ..fixed_T_bulk import fixed_T_bulk_law
 from ..spectrum import BulkLaw
 from ..spikes import sample_threshold, spike_curve, spike_norm2_variance
 from .settings import atlas_correlation
@@ -96,7 +96,7 @@ def law_distance(law_a, law_b, n: int = 4001) -> float:
 
     Evaluated on ``n`` points spread uniformly from ``0`` to the largest ``ppf(1)`` of the two
     laws (the right edge of :class:`seqrmt.BulkLaw`; the end of the computed approximation of
-    :class:`seqrmt.FiniteTBulkLaw`, whose limit law has no right edge) and at ``0`` (left
+    :class:`seqrmt.FixedTBulkLaw`, whose limit law has no right edge) and at ``0`` (left
     and right limits); the error is at most the largest mass either law puts on one grid
     interval.
     """
@@ -108,10 +108,10 @@ def law_distance(law_a, law_b, n: int = 4001) -> float:
 
 
 def _fixed_T_law(delta: float, gamma: float, w: np.ndarray):
-    """``seqrmt.finite_T_bulk(delta, gamma, w)``, or None (with a warning) when it cannot be built."""
+    """``seqrmt.fixed_T_bulk_law(delta, gamma, w)``, or None (with a warning) when it cannot be built."""
     import warnings
     try:
-        return finite_T_bulk(delta, gamma, w)
+        return fixed_T_bulk_law(delta, gamma, w)
     except (ValueError, RuntimeError, FloatingPointError) as exc:
         warnings.warn(f"fixed-T law not built for delta={delta}, gamma={gamma}, T={len(w)}: {exc}",
                       stacklevel=3)
@@ -169,7 +169,7 @@ def judge(rows: Sequence[Mapping], tol: Tolerance | None = None) -> list[dict]:
         predicted outliers (the trace of the outlier block is resolved even when the two
         eigenvalues are not); eigenvalue rows only;
       - ``"fixed-T bulk"``: ``ks_bulk <= D + tol`` with ``D`` the Kolmogorov distance
-        between Theorem 1's law and the fixed-``T`` law ``seqrmt.finite_T_bulk(delta,
+        between Theorem 1's law and the fixed-``T`` law ``seqrmt.fixed_T_bulk_law(delta,
         gamma, w)`` (triangle inequality: a simulation within ``tol`` of the fixed-``T``
         law is within ``D + tol`` of Theorem 1's);
     * ``"disagree"`` otherwise.
