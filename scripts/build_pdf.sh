@@ -11,7 +11,7 @@
 # The PDF build has its own output folder (_build/pdf/_build: its own Sphinx environment, so
 # the HTML build's stays incremental, and the two builds may run at the same time) but shares
 # the HTML build's execution cache _build/.jupyter_cache (a link to it): a notebook executed
-# by one build is taken from the cache by the other (site_assets/seqrmt_cache.py; each build
+# by one build is taken from the cache by the other (seqrmt_book/cache.py; each build
 # appends what it executed to _build/reports/executions.log).  Sphinx's -W does not see
 # LaTeX's own warnings, so the LaTeX log is checked for undefined references and citations
 # (they print as "??" in the PDF).

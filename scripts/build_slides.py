@@ -10,7 +10,7 @@ cannot disagree.
 
 The script executes each deck (nbclient, working directory ``slides/``), or takes its
 outputs from the book's execution cache (jupyter-cache in ``_build/.jupyter_cache``, with the
-dependency keys of ``site_assets/seqrmt_cache.py``: a deck is executed again when its code,
+dependency keys of ``seqrmt_book/cache.py``: a deck is executed again when its code,
 ``seqrmt`` or ``requirements.txt`` changed, and an edit of its text only re-renders it), and
 writes
 
@@ -18,7 +18,7 @@ writes
   data URIs with their alt text, math is typeset by MathJax 3;
 * ``_build/html/slides/index.html``: the list of decks;
 * ``_build/html/slides/_vendor/``: reveal.js and MathJax, copied from the vendored
-  ``site_assets/static/seqrmt/vendor/`` (npm packages, see ``scripts/vendor_assets.sh``),
+  ``seqrmt_book/static/seqrmt/vendor/`` (npm packages, see ``scripts/vendor_assets.sh``),
   so that the decks load nothing from a CDN and work offline, from ``file://`` too.
 
 Every slide has speaker notes: a markdown cell with ``slide_type: notes`` becomes an
@@ -61,16 +61,16 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from nbclient import NotebookClient
 
+from seqrmt_book import cache as seqrmt_cache  # the dependency keys of the book's notebooks
+
 ROOT = Path(__file__).resolve().parents[1]
 SLIDES_SRC = ROOT / "slides"
 OUT = ROOT / "_build" / "html" / "slides"
-VENDOR = ROOT / "site_assets" / "static" / "seqrmt" / "vendor"
+VENDOR = ROOT / "seqrmt_book" / "static" / "seqrmt" / "vendor"
 #: Deck execution timeout per cell (s); each deck is meant to run in well under 20 s.
 TIMEOUT = 300
 #: The book's execution cache (myst-nb's default place for it: next to the HTML output).
 CACHE = ROOT / "_build" / ".jupyter_cache"
-sys.path.insert(0, str(ROOT / "site_assets"))
-import seqrmt_cache  # noqa: E402  (the dependency keys of the book's notebooks)
 
 SLIDE_TYPES = {"slide", "subslide", "fragment", "-", "skip", "notes"}
 

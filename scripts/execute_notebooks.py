@@ -3,7 +3,7 @@
 
 The HTML build, the PDF build (``scripts/build_pdf.sh``) and ``scripts/build_slides.py`` all
 take a notebook's outputs from the execution cache ``_build/.jupyter_cache`` when its code and
-its dependencies (``seqrmt``, ``requirements.txt``: see ``site_assets/seqrmt_cache.py``) are
+its dependencies (``seqrmt``, ``requirements.txt``: see ``seqrmt_book/cache.py``) are
 unchanged, and execute it otherwise, one notebook at a time.  This script fills the cache
 beforehand with several kernels at once, so that the builds that follow execute nothing::
 
@@ -32,10 +32,10 @@ from pathlib import Path
 import nbformat
 import yaml
 
+from seqrmt_book import cache as seqrmt_cache  # the dependency keys of the book's notebooks
+
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "_build" / ".jupyter_cache"
-sys.path.insert(0, str(ROOT / "site_assets"))
-import seqrmt_cache  # noqa: E402
 
 
 def _config() -> dict:

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Re-create site_assets/static/seqrmt/vendor/ from the npm registry.
+# Re-create seqrmt_book/static/seqrmt/vendor/ from the npm registry.
 #
 # The built book must work offline, so what Sphinx/myst-nb would otherwise load from
 # CDNs (MathJax 3's fonts, the ipywidgets widget renderer) is vendored here.  The
 # book's math is typeset at build time by MathJax in Node.js: its build-time components
-# go to site_assets/mathjax/ (not served); the browser component tex-mml-chtml.js is
+# go to seqrmt_book/mathjax/ (not served); the browser component tex-mml-chtml.js is
 # kept for the lecture slides.  Only the files the pages actually load are kept.  The widget renderer is
-# built with esbuild from site_assets/src/widgets-bundle.js (the ipywidgets 8 controls
+# built with esbuild from seqrmt_book/src/widgets-bundle.js (the ipywidgets 8 controls
 # the book uses, ~0.55 MB, instead of the 4.4 MB embed-amd.js of
 # @jupyter-widgets/html-manager and RequireJS).  axe-core, used only by the browser
 # test, goes to tests/browser/vendor/ (never served with the site).
@@ -34,7 +34,7 @@ THEBE=thebe@0.9.3
 REQUIREJS=requirejs@2.3.6
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
-dest="$root/site_assets/static/seqrmt/vendor"
+dest="$root/seqrmt_book/static/seqrmt/vendor"
 
 envbin="${VIRTUAL_ENV:-$root/.venv}/bin"
 for tool in node npm npx; do
@@ -73,10 +73,10 @@ rm -f "$dest/mathjax/input/tex/extensions/all-packages.js"
 cp -r "$mj/es5/output/chtml/fonts/woff-v2" "$dest/mathjax/output/chtml/fonts/"
 cp "$mj/LICENSE" "$dest/mathjax/LICENSE"
 
-# MathJax at build time (site_assets/seqrmt_math.py, mathjax_render.js): the loader and
+# MathJax at build time (seqrmt_book/typeset.py, mathjax_render.js): the loader and
 # startup, the core, TeX input, CommonHTML output with its font data, the liteDOM
 # adaptor and assistive MathML.  TeX extensions and fonts come from the served copy.
-build="$root/site_assets/mathjax"
+build="$root/seqrmt_book/mathjax"
 rm -rf "$build"
 mkdir -p "$build/input" "$build/output/chtml/fonts" "$build/adaptors" "$build/a11y"
 cp "$mj/es5/startup.js" "$mj/es5/core.js" "$build/"
@@ -87,12 +87,12 @@ cp "$mj/es5/adaptors/liteDOM.js" "$build/adaptors/"
 cp "$mj/es5/a11y/assistive-mml.js" "$build/a11y/"
 cp "$mj/LICENSE" "$build/LICENSE"
 
-# The widget renderer: an esbuild bundle (IIFE, minified) of site_assets/src/widgets-bundle.js
+# The widget renderer: an esbuild bundle (IIFE, minified) of seqrmt_book/src/widgets-bundle.js
 # with its npm dependencies; sanitize-html (only used to clean HTML widget labels) is
-# replaced by the small DOM-based site_assets/src/sanitize-lite.js.  Install scripts
+# replaced by the small DOM-based seqrmt_book/src/sanitize-lite.js.  Install scripts
 # are not run: esbuild's platform binary comes as an optional dependency.
 mkdir -p "$tmp/widgets/src"
-cp "$root"/site_assets/src/*.js "$tmp/widgets/src/"
+cp "$root"/seqrmt_book/src/*.js "$tmp/widgets/src/"
 (cd "$tmp/widgets" && npm init -y >/dev/null &&
  npm install --silent --no-audit --no-fund --ignore-scripts \
    "$ESBUILD" "$WIDGETS_BASE" "$WIDGETS_CONTROLS" "$WIDGETS_MANAGER" >/dev/null &&
@@ -136,7 +136,7 @@ echo "thebe $(node -p "require('$tb/package.json').version"): $(node -p "require
   > "$dest/thebe/LICENSE.txt"
 
 {
-  echo "mathjax $(node -p "require('$mj/package.json').version") (fonts, TeX extensions, tex-mml-chtml.js for the slides; build-time components in site_assets/mathjax/)"
+  echo "mathjax $(node -p "require('$mj/package.json').version") (fonts, TeX extensions, tex-mml-chtml.js for the slides; build-time components in seqrmt_book/mathjax/)"
   for pkg in @jupyter-widgets/base @jupyter-widgets/controls @jupyter-widgets/base-manager esbuild; do
     echo "$pkg $(node -p "require('$tmp/widgets/node_modules/$pkg/package.json').version") (widgets/seqrmt-widgets.js)"
   done

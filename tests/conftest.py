@@ -45,7 +45,7 @@ if "numpy" not in sys.modules:
 
 # seqrmt's slow results (fixed-T token spectra, explorer frames), shared with the build that made them
 # and across the workers (seqrmt/_cache.py; keyed by seqrmt's source, so an edit recomputes them;
-# the folder of site_assets/seqrmt_cache.py use_data_cache): SEQRMT_CACHE_DIR="" for none.
+# the folder of seqrmt_book/cache.py use_data_cache): SEQRMT_CACHE_DIR="" for none.
 os.environ.setdefault("SEQRMT_CACHE_DIR", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                                        "_build", "seqrmt-cache"))
 

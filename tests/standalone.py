@@ -280,16 +280,12 @@ def dev_execution(notebook: Path) -> str | None:
 
     The execution cache must hold an entry for the notebook's current code, recorded under the
     dependency key of the current ``seqrmt`` and ``requirements.txt`` (installed versions
-    included, ``site_assets/seqrmt_cache.py``), whose every code cell was executed and has no
+    included, ``seqrmt_book/cache.py``), whose every code cell was executed and has no
     error output.
     """
     if not (CACHE / "global.db").is_file():
         return None
-    sys.path.insert(0, str(ROOT / "site_assets"))
-    try:
-        import seqrmt_cache
-    finally:
-        sys.path.remove(str(ROOT / "site_assets"))
+    from seqrmt_book import cache as seqrmt_cache
     from jupyter_cache import get_cache
 
     cache = get_cache(str(CACHE))

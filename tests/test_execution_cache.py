@@ -1,7 +1,7 @@
 """The execution cache of the build never serves an output of old code.
 
 The book is built with ``execute_notebooks: cache`` and the local extension
-``site_assets/seqrmt_cache.py``, which adds what each notebook depends on (the ``seqrmt``
+``seqrmt_book/cache.py``, which adds what each notebook depends on (the ``seqrmt``
 package, ``requirements.txt``) to its cache key.  These tests build a scratch book of three
 small notebooks with the same configuration mechanism (the real extension, a package of its
 own in place of ``seqrmt``) and read the execution report the extension writes after every
@@ -18,7 +18,6 @@ build (``_build/reports/execution-<builder>.json``):
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -27,15 +26,14 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "site_assets"))
 
-import seqrmt_cache  # noqa: E402
+from seqrmt_book import cache as seqrmt_cache
 
 CONFIG = """\
 title: Scratch book
 author: The seqrmt authors
 only_build_toc_files: true
-exclude_patterns: [".*", "**/.*", _build, ext, scratchpkg]
+exclude_patterns: [".*", "**/.*", _build, scratchpkg]
 execute:
   execute_notebooks: cache
   timeout: 120
@@ -43,8 +41,7 @@ execute:
 html:
   use_repository_button: false
 sphinx:
-  local_extensions:
-    seqrmt_cache: ext/
+  extra_extensions: [seqrmt_book.cache]
   config:
     seqrmt_cache_packages: [scratchpkg]
     seqrmt_cache_files: [requirements.txt]
@@ -75,8 +72,6 @@ def _package(project: Path, value: int) -> None:
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("scratch_book")
-    (root / "ext").mkdir()
-    shutil.copy(ROOT / "site_assets" / "seqrmt_cache.py", root / "ext" / "seqrmt_cache.py")
     (root / "_config.yml").write_text(CONFIG, encoding="utf-8")
     (root / "_toc.yml").write_text(TOC, encoding="utf-8")
     (root / "intro.md").write_text("# Scratch\n\nThree small notebooks.\n", encoding="utf-8")

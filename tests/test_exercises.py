@@ -229,7 +229,7 @@ def test_no_numbered_reference_to_an_exercise_of_another_page():
                          ids=[p.name for p in NOTEBOOKS if 1 <= _chapter_number(p) <= 7])
 def test_before_you_start(path):
     """Chapters 1-7 open (after the learning goals) with what they assume; the reading time is
-    computed from the page when it is built (``site_assets/seqrmt_reading.py``), never typed."""
+    computed from the page when it is built (``seqrmt_book/reading.py``), never typed."""
     cells = json.loads(path.read_text())["cells"]
     md = ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
     # the note on where the chapter runs (Live code, Binder, Colab) comes right after the title

@@ -1,19 +1,17 @@
-"""The hidden set-up code of the Live code button (site_assets/seqrmt_live.py) and the
+"""The hidden set-up code of the Live code button (seqrmt_book/live.py) and the
 command line of ``python -m seqrmt.live``."""
 from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "site_assets"))
 
-import seqrmt_live  # noqa: E402
+from seqrmt_book import live as seqrmt_live
 
 from seqrmt import live  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""One numbering scheme (``site_assets/seqrmt_numbers.py``): the Toolkit is chapter 0, the
+"""One numbering scheme (``seqrmt_book/numbering.py``): the Toolkit is chapter 0, the
 appendix's statements take the letter of their part (A to F), the chapters keep their numbers.
 
 * unit tests of the two renumbering functions;
@@ -26,9 +26,8 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "site_assets"))
 
-import seqrmt_numbers  # noqa: E402
+from seqrmt_book import numbering as seqrmt_numbers
 from docutils import nodes  # noqa: E402
 from sphinx import addnodes  # noqa: E402
 
@@ -116,15 +115,13 @@ parts:
 """
 CONFIG = """title: scratch
 only_build_toc_files: true
-exclude_patterns: [_build, site_assets]
+exclude_patterns: [_build]
 execute:
   execute_notebooks: "off"
 parse:
   myst_enable_extensions: [dollarmath, amsmath]
 sphinx:
-  extra_extensions: [sphinx_proof]
-  local_extensions:
-    seqrmt_numbers: site_assets/
+  extra_extensions: [sphinx_proof, seqrmt_book.numbering]
 """
 
 
@@ -146,8 +143,6 @@ def _build(book: Path) -> None:
 def scratch(tmp_path_factory) -> Path:
     book = tmp_path_factory.mktemp("numbers")
     (book / "book").mkdir()
-    (book / "site_assets").mkdir()
-    shutil.copy(ROOT / "site_assets" / "seqrmt_numbers.py", book / "site_assets")
     for name, text in PAGES.items():
         (book / "book" / name).write_text(text, encoding="utf-8")
     (book / "_toc.yml").write_text(TOC)
@@ -192,7 +187,9 @@ def test_incremental_build_keeps_the_numbers(scratch):
 
 def test_the_book_uses_the_scheme():
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-    assert config["sphinx"]["local_extensions"].get("seqrmt_numbers") == "site_assets/"
+    assert "seqrmt_book" in config["sphinx"]["extra_extensions"]
+    from seqrmt_book import EXTENSIONS
+    assert "numbering" in EXTENSIONS
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     unnumbered = {c["file"] for part in toc["parts"] if not part.get("numbered")
                   for c in part["chapters"]}
@@ -219,7 +216,7 @@ def test_built_site_if_fresh():
     page = site / "00_toolkit.html"
     if not page.is_file():
         pytest.skip("no build of the site")
-    sources = [ROOT / "_config.yml", ROOT / "_toc.yml", ROOT / "site_assets" / "seqrmt_numbers.py",
+    sources = [ROOT / "_config.yml", ROOT / "_toc.yml", ROOT / "seqrmt_book" / "numbering.py",
                ROOT / "book" / "00_toolkit.ipynb", ROOT / "book" / "appendix_derivations.ipynb"]
     if page.stat().st_mtime < max(p.stat().st_mtime for p in sources):
         pytest.skip("the build of the site is older than its sources")

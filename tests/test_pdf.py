@@ -14,7 +14,7 @@ Without a PDF, without poppler, or with a PDF older than the book's sources (``b
 unless ``SEQRMT_REQUIRE_PDF=1`` (set it where the PDF is built, as in ``.ci/run``), in
 which case they fail.  An old PDF is never tested.
 
-Two tests need no PDF: they check that ``site_assets/seqrmt_latex.py`` tells a text-mode
+Two tests need no PDF: they check that ``seqrmt_book/latex.py`` tells a text-mode
 ``text/latex`` note from a formula, and that the note :func:`seqrmt.widgets.explore` puts
 in its display bundle for the PDF is such a text-mode note.
 """
@@ -137,11 +137,8 @@ def test_licence_stated(text):
 
 # --------------------------------------------------------------- without a PDF
 def _latex_extension():
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("seqrmt_latex", ROOT / "site_assets" / "seqrmt_latex.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    from seqrmt_book import latex
+    return latex
 
 
 def test_text_mode_latex_is_told_from_math():

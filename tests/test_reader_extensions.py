@@ -1,18 +1,17 @@
 """Unit tests of the site extensions for readers: self-checks (outside HTML), previews,
-editions and build-time tab stops (``site_assets/``)."""
+editions and build-time tab stops (``seqrmt_book/``)."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "site_assets"))
 
-import seqrmt_editions  # noqa: E402
-import seqrmt_previews  # noqa: E402
-import seqrmt_site  # noqa: E402
+from seqrmt_book import editions as seqrmt_editions
+from seqrmt_book import previews as seqrmt_previews
+from seqrmt_book import assets as seqrmt_site
+from seqrmt_book import theme
 
 
 def test_book_version_is_pyprojects(tmp_path):
@@ -33,49 +32,22 @@ def test_build_date_honours_source_date_epoch(monkeypatch):
     assert 'class="seqrmt-edition"' in line and "version 1.2" in line and 'href="changes.html"' in line
 
 
-PAGE = ('<html><head></head><body>'
-        '<div class="proof theorem admonition" id="thm-a"><p class="admonition-title">Theorem 1</p>'
-        '<div class="section"><p>See <a class="reference internal" href="#eq-x">x</a>.</p></div></div>'
-        '<div class="math notranslate nohighlight" id="equation-e1"><span class="eqno">(1)'
-        '<a class="headerlink" href="#equation-e1">#</a></span><mjx-container>E</mjx-container></div>'
-        '<div class="section" id="intro"><p>text</p></div>'
-        '<p><a class="reference internal" href="#thm-a">T</a> <a class="reference internal" '
-        'href="#equation-e1">(1)</a> <a class="reference internal" href="#intro">I</a></p>'
-        '</body></html>')
-
-
-def test_previews_mark_statement_and_equation_links(tmp_path):
-    (tmp_path / "book").mkdir()
-    page = tmp_path / "book" / "p.html"
-    page.write_text(PAGE)
-    assert seqrmt_previews.add_previews(tmp_path) == 2
-    text = page.read_text()
-    assert 'data-seqrmt-preview="book/p.html#thm-a"' in text
-    assert 'data-seqrmt-preview="book/p.html#equation-e1"' in text
-    assert 'data-seqrmt-preview="book/p.html#intro"' not in text        # a section: no preview
-    theorem = (tmp_path / seqrmt_previews.FOLDER / seqrmt_previews.file_name("book/p.html#thm-a")).read_text()
-    assert "Theorem 1" in theorem and "<a " not in theorem and "id=" not in theorem
-    eq = (tmp_path / seqrmt_previews.FOLDER / seqrmt_previews.file_name("book/p.html#equation-e1")).read_text()
-    assert "(1)" in eq and "headerlink" not in eq
-    assert seqrmt_previews.add_previews(tmp_path) == 2                  # idempotent
-    assert page.read_text() == text
-
-
 def test_element_is_balanced():
     html = '<div class="exercise admonition" id="ex"><div><div>a</div></div><p>b</p></div><div>c</div>'
-    assert seqrmt_previews._element(html, "ex").endswith("<p>b</p></div>")
-    assert seqrmt_previews._element(html, "missing") is None
+    assert seqrmt_previews.element(html, "ex").endswith("<p>b</p></div>")
+    assert seqrmt_previews.element(html, "missing") is None
 
 
-def test_scroll_boxes_named_tab_stops():
-    html = ('<div class="cell_input docutils container"><pre>a</pre></div>'
-            '<div class="cell_output docutils container"><pre>b</pre></div>'
-            '<div class="pst-scrollable-table-container"><table></table></div>')
-    out = seqrmt_site.focusable_scroll_boxes(html)
-    assert '<pre tabindex="0" role="group" aria-label="Code">a' in out
-    assert '<pre tabindex="0" role="group" aria-label="Output">b' in out
-    assert 'class="pst-scrollable-table-container" tabindex="0" role="group" aria-label="Table"' in out
-    assert seqrmt_site.focusable_scroll_boxes(out) == out
+def test_preview_content_has_nothing_to_focus():
+    fragment = ('<div class="proof theorem admonition" id="thm-a"><p class="admonition-title">Theorem 1'
+                '<a class="headerlink" href="#thm-a">#</a></p><p>See <a class="reference internal" '
+                'href="#x" tabindex="0">x</a> <input id="c" type="checkbox"></p></div>')
+    out = seqrmt_previews.clean(fragment)
+    assert "Theorem 1" in out and "<span>x</span>" in out
+    assert not any(bad in out for bad in ("<a ", "headerlink", "id=", "tabindex", "<input"))
+    script = seqrmt_previews.script("book/p.html#thm-a", fragment + "</script>")
+    assert script.startswith('(window.seqrmtPreviews = window.seqrmtPreviews || {})["book/p.html#thm-a"]')
+    assert "</script>" not in script
 
 
 # ------------------------------------------------------------------ icon fonts
@@ -87,7 +59,7 @@ def _theme_file(*parts: str) -> Path:
 def test_icon_codepoints_reads_escapes_and_characters():
     css = ('.a:after{content:"\\f303"}' + '.b{--pst-icon-bell:"' + chr(0xF0F3) + '"}'
            '.c:before{content:"\\2014"}.d{content:"\\e0ff "}.e{content:"x"}')
-    assert seqrmt_site.icon_codepoints(css) == {0xF303, 0xF0F3, 0xE0FF}   # not the dash U+2014
+    assert theme.icon_codepoints(css) == {0xF303, 0xF0F3, 0xE0FF}   # not the dash U+2014
 
 
 def test_served_icon_codepoints_reads_every_stylesheet(tmp_path):
@@ -95,7 +67,7 @@ def test_served_icon_codepoints_reads_every_stylesheet(tmp_path):
     (tmp_path / "_static" / "exercise.css").write_text('p::after{content:"\\f303"}', encoding="utf-8")
     (tmp_path / "_static" / "x" / "theme.css").write_text("a{--i:'" + chr(0xF0F3) + "'}", encoding="utf-8")
     (tmp_path / "page.html").write_text('<style>p{content:"\\f111"}</style>', encoding="utf-8")
-    assert seqrmt_site.served_icon_codepoints(tmp_path) == {0xF303, 0xF0F3}
+    assert theme.served_icon_codepoints(tmp_path) == {0xF303, 0xF0F3}
 
 
 def test_icon_font_subset_keeps_the_glyphs_other_stylesheets_name(tmp_path):
@@ -109,12 +81,12 @@ def test_icon_font_subset_keeps_the_glyphs_other_stylesheets_name(tmp_path):
     css = ('@font-face{src:url(../vendor/fontawesome/webfonts/fa-solid-900.woff2) format("woff2"),'
            'url(../vendor/fontawesome/webfonts/fa-solid-900.ttf) format("truetype")}'
            '.fa-bars:before{content:"\\f0c9"}')
-    out = seqrmt_site.subset_icon_fonts(css, folder, extra={0xF0F3, 0xF303})
+    out = theme.subset_icon_fonts(css, folder, extra={0xF0F3, 0xF303})
     assert "fa-solid-900.subset.woff" in out
     cmap = TTFont(str(folder / "fa-solid-900.subset.woff")).getBestCmap()
     assert {0xF0C9, 0xF0F3, 0xF303} <= set(cmap)                          # named here and elsewhere
     assert 0xF007 not in cmap                                             # an icon nobody names
-    assert seqrmt_site.subset_icon_fonts(out, folder, extra={0xF0F3}) == out   # idempotent rule
+    assert theme.subset_icon_fonts(out, folder, extra={0xF0F3}) == out   # idempotent rule
 
 
 # ------------------------------------------------------------------ page templates
@@ -148,6 +120,32 @@ def test_layout_template_keeps_the_themes_head_but_the_search_scripts():
     assert metas and all(m in mine for m in metas)
     assert "pagename != 'search' and theme_search_as_you_type" in mine
     assert mine.count("<script") == block.search(theme).group(1).count("<script") == 3
+
+
+def test_layout_template_copies_the_themes_css_block_but_the_preloads():
+    """The ``css`` block is the theme's without ``head_js_preload()`` (Font Awesome's script and
+    the script preloads) and with the cut-down stylesheet; ``scripts_end`` the theme's, after
+    the first paint but on the search page."""
+    import re
+    theme_layout = _theme_file("layout.html").read_text(encoding="utf-8")
+    ours = (ROOT / "_templates" / "layout.html").read_text(encoding="utf-8")
+
+    def block(text: str, name: str) -> str:
+        return re.search(r"\{%%-? block %s %%\}(.*?)\{%%-? endblock %s %%\}" % (name, name), text, re.S).group(1)
+
+    def code(text: str) -> list[str]:
+        return [line.strip() for line in _strip_comments(text).splitlines()
+                if line.strip() and not line.strip().startswith("<!--") and not line.strip().startswith("-->")
+                and "this give us a css class" not in line]
+
+    theirs, mine = code(block(theme_layout, "css")), code(block(ours, "css"))
+    assert "{{ _webpack.head_js_preload() }}" in theirs and "_webpack.head_js_preload" not in "".join(mine)
+    assert [line for line in theirs if "head_js_preload" not in line and "head_pre_assets" not in line] == \
+        [line for line in mine if "head_pre_assets" not in line]
+    assert "{{ _webpack.body_post() }}" in block(theme_layout, "scripts_end")
+    macros = _theme_file("static", "webpack-macros.html").read_text(encoding="utf-8")
+    assert "_static/styles/pydata-sphinx-theme.css" in macros and "<script defer src=" in macros
+    assert "fontawesome.js" in macros.split("macro head_js_preload")[1].split("endmacro")[0]
 
 
 def test_search_page_scripts_are_not_postponed():

@@ -1,6 +1,6 @@
 """Reader checks of the chapter pages.
 
-* **Reading times** (``site_assets/seqrmt_reading.py``): on a scratch book built here, the
+* **Reading times** (``seqrmt_book/reading.py``): on a scratch book built here, the
   sentence on a chapter page states the words, display equations and figures counted from
   its doctree (prose written in the test, so the expected counts are known independently),
   and the minutes follow the stated rate; on the built site, every chapter page carries
@@ -27,14 +27,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-ASSETS = ROOT / "site_assets"
 CHAPTERS = sorted(p.stem for p in (ROOT / "book").glob("0[0-9]_*.ipynb"))
 
-sys.path.insert(0, str(ASSETS))
-try:
-    import seqrmt_reading as reading
-finally:
-    sys.path.remove(str(ASSETS))
+from seqrmt_book import reading
 
 _SENTENCE = re.compile(
     r"Reading time: about (\d+) minutes: ([\d,]+) words at (\d+(?:\.\d+)?) words a minute "
@@ -122,9 +117,7 @@ def scratch(tmp_path_factory):
     (src / "book" / "01_scratch.ipynb").write_text(json.dumps(_notebook()), encoding="utf-8")
     (src / "index.md").write_text("# Index\n\n```{toctree}\nbook/01_scratch\n```\n", encoding="utf-8")
     (src / "conf.py").write_text(
-        "import sys\n"
-        f"sys.path.insert(0, {str(ASSETS)!r})\n"
-        "extensions = ['myst_nb', 'sphinx_proof', 'sphinx_exercise', 'seqrmt_reading']\n"
+        "extensions = ['myst_nb', 'sphinx_proof', 'sphinx_exercise', 'seqrmt_book.reading']\n"
         "nb_execution_mode = 'off'\n"
         "myst_enable_extensions = ['dollarmath']\n"
         "suppress_warnings = ['mystnb.unknown_mime_type']\n", encoding="utf-8")
@@ -382,7 +375,7 @@ def test_a_planted_leak_is_caught(site):
 
 # ------------------------------------------------------------------ prose for readers
 _DEVELOPER = re.compile(
-    r"tests/[\w/]*\w+\.py|seqrmt/[\w/]+\.\w+|site_assets/|benchmarks/\w+\.py|scripts/\w+\.py"
+    r"tests/[\w/]*\w+\.py|seqrmt/[\w/]+\.\w+|seqrmt_book/|benchmarks/\w+\.py|scripts/\w+\.py"
     r"|load average|\b\d+\s*(?:CPU\s*)?cores?\b|\bnproc\b|\bCPU[- ]time\b", re.I)
 #: Pages written for programmers: the API reference, the page on how the book is built.
 _DEVELOPER_PAGES = ("api", "status")

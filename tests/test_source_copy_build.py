@@ -14,9 +14,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "site_assets"))
 
-import seqrmt_editions  # noqa: E402
+from seqrmt_book import editions as seqrmt_editions
 
 NOTEBOOK = {
     "cells": [{"cell_type": "markdown", "id": "a", "metadata": {}, "source": ["# A chapter\n", "\n", "Text."]},
@@ -32,9 +31,8 @@ def _site(folder: Path, *, with_editions: bool) -> Path:
     (src / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "1.0"\n')
     (src / "index.md").write_text("# Home\n\n```{toctree}\nchapter\n```\n")
     (src / "chapter.ipynb").write_text(json.dumps(NOTEBOOK))
-    extensions = ["myst_nb", "sphinx_last_updated_by_git"] + (["seqrmt_editions"] if with_editions else [])
+    extensions = ["myst_nb", "sphinx_last_updated_by_git"] + (["seqrmt_book.editions"] if with_editions else [])
     (src / "conf.py").write_text(
-        f"import sys\nsys.path.insert(0, {str(ROOT / 'site_assets')!r})\n"
         f"extensions = {extensions!r}\n"
         "html_theme = 'sphinx_book_theme'\n"
         "nb_execution_mode = 'off'\n"

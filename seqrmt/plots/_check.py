@@ -17,7 +17,7 @@ could not read:
   size in a column of ``column`` CSS pixels (:data:`DESKTOP_COLUMN_PX` on a
   1280 px screen, :data:`seqrmt.plots.COLUMN_PX` on a 390 px phone), so a font
   of ``s`` points is ``s / 72 * css_dpi * min(1, column / (w * css_dpi))`` CSS
-  pixels (``site_assets/seqrmt_alt.py`` gives an inline figure its CSS width
+  pixels (``seqrmt_book/figures.py`` gives an inline figure its CSS width
   ``w * 100``; an explorer frame is ``w * dpi`` wide);
 * axes squeezed to slivers (less than :data:`MIN_AXES_CSS_PX` CSS pixels wide or
   high at the desktop size).

@@ -6,7 +6,7 @@ and the key numbers read off the plotted data.  :func:`alt_text` returns it (or,
 a Figure built elsewhere, a description generated from its axes).  When a Figure is
 displayed in a notebook, the PNG output carries the alt text in its output metadata
 (``{"image/png": {"alt": ...}}``); the book's Sphinx extension
-``site_assets/seqrmt_alt.py`` copies it to the ``alt`` attribute of the ``<img>``.
+``seqrmt_book/figures.py`` copies it to the ``alt`` attribute of the ``<img>``.
 :func:`seqrmt.widgets.explore` does the same for every frame.
 """
 from __future__ import annotations
@@ -239,7 +239,7 @@ def render_image(fig, *, css_dpi: float = CSS_DPI, density: float = PIXEL_DENSIT
 
 def _png(fig):
     """IPython formatter: a sharp PNG plus output metadata with the alt text and the
-    CSS size (read by ``site_assets/seqrmt_alt.py``)."""
+    CSS size (read by ``seqrmt_book/figures.py``)."""
     readable_fonts(fig)
     data, w, h = render_png(fig)
     return data, {"alt": alt_text(fig), "seqrmt_width": w, "seqrmt_height": h}

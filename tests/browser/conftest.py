@@ -3,7 +3,7 @@
 * ``built_site``: the ``_build/html`` folder, never older than its sources.  The
   build time is that of the files Sphinx rewrites on every build (``.buildinfo``,
   ``searchindex.js``); the sources are every file under ``book/``, ``seqrmt/``,
-  ``site_assets/`` and ``_templates/`` plus ``_config.yml`` and ``_toc.yml``.  If the build is missing
+  ``seqrmt_book/`` and ``_templates/`` plus ``_config.yml`` and ``_toc.yml``.  If the build is missing
   or older than any source, or ``SEQRMT_REBUILD=1``, the book is rebuilt with
   ``jupyter-book build . -n -W --keep-going`` (the test fails with the build log if
   that fails, or if the build is still older than the sources afterwards).  With
@@ -107,9 +107,9 @@ def mark_rebuilt(name: str) -> None:
 def build_book() -> None:
     """Run ``jupyter-book build . --all -n -W --keep-going`` from the repository root.
 
-    ``--all`` re-reads every page (the execution cache, ``site_assets/seqrmt_cache.py``,
+    ``--all`` re-reads every page (the execution cache, ``seqrmt_book/cache.py``,
     re-executes only the notebooks whose code or dependencies changed), so that nothing
-    Sphinx cannot see (an edited extension in ``site_assets/``) leaves an old page in place.
+    Sphinx cannot see (an edited extension in ``seqrmt_book/``) leaves an old page in place.
     """
     cmd = [sys.executable, "-c",
            "import sys; from jupyter_book.cli.main import main; sys.exit(main())",
@@ -124,7 +124,7 @@ def build_book() -> None:
 
 
 #: What the built site is made from: folders searched recursively, and single files.
-SOURCE_DIRS = ("book", "seqrmt", "site_assets", "_templates")
+SOURCE_DIRS = ("book", "seqrmt", "seqrmt_book", "_templates")
 SOURCE_FILES = ("_config.yml", "_toc.yml")
 #: Files Sphinx rewrites on every HTML build (incremental or not).
 BUILD_STAMPS = (".buildinfo", "searchindex.js")
@@ -264,8 +264,8 @@ SLIDE_DECKS = sorted(p.stem for p in SLIDES_SRC.glob("[0-9]*.ipynb"))
 
 def _slide_sources() -> list[Path]:
     files = [ROOT / "scripts" / "build_slides.py"]
-    for folder in (SLIDES_SRC, ROOT / "seqrmt", ROOT / "site_assets" / "static" / "seqrmt" / "vendor" / "reveal",
-                   ROOT / "site_assets" / "static" / "seqrmt" / "vendor" / "mathjax"):
+    for folder in (SLIDES_SRC, ROOT / "seqrmt", ROOT / "seqrmt_book" / "static" / "seqrmt" / "vendor" / "reveal",
+                   ROOT / "seqrmt_book" / "static" / "seqrmt" / "vendor" / "mathjax"):
         files += [p for p in folder.rglob("*") if p.is_file()
                   and not any(part.startswith(".") or part == "__pycache__" for part in p.parts)]
     return files

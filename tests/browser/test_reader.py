@@ -28,7 +28,6 @@ which it must report: a check that cannot fail is not a check.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
@@ -236,15 +235,12 @@ def test_served_fonts_cover_every_icon_the_stylesheets_name(built_site):
     its full font that any served stylesheet names."""
     from fontTools.ttLib import TTFont
 
-    sys_path = Path(__file__).resolve().parents[2] / "site_assets"
-    import sys
-    sys.path.insert(0, str(sys_path))
-    import seqrmt_site
+    from seqrmt_book import theme
 
-    named = seqrmt_site.served_icon_codepoints(built_site)
+    named = theme.served_icon_codepoints(built_site, skip=(theme.THEME_SOURCE_CSS,))
     assert {0xF0F3, 0xF303} <= named, sorted(map(hex, named))     # proofs' bell, exercises' pencil
     webfonts = built_site / "_static" / "vendor" / "fontawesome" / "webfonts"
-    theme_css = (built_site / "_static" / "styles" / "pydata-sphinx-theme.css").read_text(encoding="utf-8")
+    theme_css = (built_site / theme.THEME_CSS).read_text(encoding="utf-8")
     served = re.findall(r"url\(\.\./vendor/fontawesome/webfonts/([a-z0-9.-]+)\) format", theme_css)
     assert served, "no Font Awesome @font-face in the theme's CSS"
     missing = []

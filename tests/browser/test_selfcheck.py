@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import posixpath
 import re
-import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -232,25 +231,34 @@ def test_self_checks_at_phone_width(browser, site_url, mode) -> None:
 
 
 # ------------------------------------------------------------------ previews
-sys.path.insert(0, str(ROOT / "site_assets"))
-import seqrmt_previews  # noqa: E402
+from seqrmt_book import previews as seqrmt_previews
 
-_REF = re.compile(r'<a class="reference internal"( data-seqrmt-preview="[^"]*")? href="([^"#]*)#([^"]+)"')
+_REF = re.compile(r'<a class="(seqrmt-has-preview )?reference internal" href="([^"#]*)#([^"]+)"')
+
+
+def _previewable(page: str, element_id: str) -> bool:
+    """Whether the element with this id is a statement, an exercise or a numbered equation."""
+    element = seqrmt_previews.element(page, element_id)
+    if element is None:
+        return False
+    classes = re.match(r'<div class="([^"]*)"', element).group(1).split()
+    return (("admonition" in classes and any(k in classes for k in seqrmt_previews.KINDS))
+            or ("math" in classes and element_id.startswith("equation-")))
 
 
 def test_every_statement_reference_has_a_preview(built_site) -> None:
     """Links to statements, exercises and numbered equations carry a preview whose script
     exists, with typeset math and nothing focusable; links elsewhere carry none."""
+    skip = ("_static", "_sources", "_images", "_downloads", "slides", "_pdf")
     pages = {p.relative_to(built_site).as_posix(): p.read_text(encoding="utf-8")
-             for p in seqrmt_previews._pages(built_site)}
+             for p in built_site.rglob("*.html") if p.relative_to(built_site).parts[0] not in skip}
     problems, marked = [], 0
     for rel, text in pages.items():
         folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
         for m in _REF.finditer(text):
             target = (f"{folder}/{m.group(2)}" if folder else m.group(2)) if m.group(2) else rel
             target = posixpath.normpath(target)                 # "book/api/../02_bulk.html"
-            element = seqrmt_previews._element(pages.get(target, ""), m.group(3))
-            if element is None:
+            if not _previewable(pages.get(target, ""), m.group(3)):
                 if m.group(1):
                     problems.append(f"{rel}: a preview on a link to {target}#{m.group(3)}, not a statement")
                 continue
@@ -258,7 +266,7 @@ def test_every_statement_reference_has_a_preview(built_site) -> None:
                 problems.append(f"{rel}: no preview on the link to {target}#{m.group(3)}")
                 continue
             marked += 1
-            key = m.group(1).split('"')[1]
+            key = f"{target}#{m.group(3)}"
             script = built_site / seqrmt_previews.FOLDER / seqrmt_previews.file_name(key)
             if not script.is_file():
                 problems.append(f"{rel}: no preview script {script.name}")
@@ -288,7 +296,7 @@ JS_TIP = """
 #: a hidden explanation or a collapsed cell), marked data-test-preview.
 JS_PICK_LINKS = """
 () => {
-  const shown = Array.from(document.querySelectorAll('main article a[data-seqrmt-preview]'))
+  const shown = Array.from(document.querySelectorAll('main article a.seqrmt-has-preview'))
     .filter(a => !a.closest('[hidden], details:not([open]), .toggle-hidden, .self-check-feedback'))
     .filter(a => getComputedStyle(a).visibility !== 'hidden');
   shown.slice(0, 2).forEach((a, i) => a.setAttribute('data-test-preview', String(i)));
@@ -319,7 +327,10 @@ def _check_previews(page, problems: list[str]) -> None:
             problems.append(f"focus: the preview is not a visible tooltip: {tip}")
         if link.get_attribute("aria-describedby") != "seqrmt-preview":
             problems.append("focus: the link is not described by the preview")
-        key = link.get_attribute("data-seqrmt-preview")
+        key = link.evaluate("(a) => { const root = new URL(document.documentElement.getAttribute("
+                            "'data-content_root') || './', location.href); const u = new URL("
+                            "a.getAttribute('href'), location.href); return decodeURIComponent("
+                            "u.pathname.slice(root.pathname.length)) + u.hash; }")
         wants_math = "equation-" in key or page.evaluate(
             "(k) => /mjx-container/.test((window.seqrmtPreviews || {})[k] || '')", key)
         if wants_math and (not tip["math"] or tip["math"] != tip["mathml"]):

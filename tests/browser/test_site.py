@@ -510,7 +510,7 @@ def _check_page(browser, base_url: str, built_site: Path, page_name: str,
         # at the load event, before anything scrolls: every scroll box reachable by keyboard
         problems += site_checks.check_scroll_boxes_at_load(page)
 
-        # Math: typeset when the site was built (site_assets/seqrmt_math.py), none in the browser
+        # Math: typeset when the site was built (seqrmt_book/typeset.py), none in the browser
         info = page.evaluate(JS_MATH_INFO)
         if info["count"] and info["mjx"] == 0:
             problems.append("page has math but no mjx-container (the math was not typeset at build time)")

@@ -1,7 +1,7 @@
 /* seqrmt: loads the book's interactive figures without delaying the first paint.
  *
  * Added (deferred) to pages that carry saved ipywidgets state (nb_ipywidgets_js in
- * _config.yml).  The state itself is not in the page: seqrmt_site.py writes it to
+ * _config.yml).  The state itself is not in the page: seqrmt_book/assets.py writes it to
  * <page>.widget-state.js next to the page and names that file in
  * <meta name="seqrmt-widget-state">.  This script loads the widget renderer
  * (vendor/widgets/seqrmt-widgets.js, an esbuild bundle of the ipywidgets 8
@@ -17,7 +17,7 @@
  * (its description label) and an aria-valuetext "<short name> = <shown value>"; an
  * explorer's status region (.seqrmt-explore-status) becomes a polite live region that
  * announces the figure now shown; the controls of kernel-only live() widgets are
- * disabled (see /site_assets/README.md and seqrmt.widgets).
+ * disabled (see seqrmt_book/README.md and seqrmt.widgets).
  */
 (function () {
   "use strict";

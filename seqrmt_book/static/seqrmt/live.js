@@ -1,6 +1,6 @@
 /* "Live code": connect the code cells of a chapter page to a Jupyter kernel (thebe).
  *
- * Written into chapter pages by site_assets/seqrmt_live.py, with the page's data in
+ * Written into chapter pages by seqrmt_book/live.py, with the page's data in
  * <script type="application/json" id="seqrmt-livecode-data"> (the hidden set-up code and
  * where it runs, the kernel's folder, the Binder repository).  Nothing is fetched until
  * the reader presses the button; then:

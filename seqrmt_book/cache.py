@@ -1,6 +1,6 @@
 """Sphinx extension: the notebooks' execution cache knows what the notebooks depend on.
 
-Registered in ``_config.yml`` under ``sphinx: local_extensions: {seqrmt_cache: site_assets/}``,
+Part of the book's extensions (:mod:`seqrmt_book`, registered in ``_config.yml``),
 with ``execute: execute_notebooks: cache``.
 
 myst-nb's execution cache (jupyter-cache, in ``_build/.jupyter_cache``, shared by the HTML and

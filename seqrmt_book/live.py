@@ -1,6 +1,6 @@
 """Sphinx extension: a "Live code" button on every chapter page (thebe, vendored).
 
-Registered in ``_config.yml`` under ``sphinx: local_extensions: {seqrmt_live: site_assets/}``.
+Part of the book's extensions (:mod:`seqrmt_book`, registered in ``_config.yml``).
 
 On every notebook page with code (``.ipynb`` source, at least one code cell shown in the
 page) it writes, while the page is rendered (``html-page-context``):
@@ -163,6 +163,6 @@ def _page_context(app: Any, pagename: str, templatename: str, context: dict, doc
 
 
 def setup(app: Any) -> dict[str, Any]:
-    # before seqrmt_site (900), which defers the page's scripts
+    # before seqrmt_book.assets (900), which defers the page's scripts
     app.connect("html-page-context", _page_context, priority=800)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,6 +1,6 @@
 /* seqrmt: self-check questions, checked in the page (no kernel, no server).
  *
- * Markup written by site_assets/seqrmt_selfcheck.py: <div class="self-check"
+ * Markup written by seqrmt_book/selfcheck.py: <div class="self-check"
  * data-kind="number|choice" data-answer=...> with a form (a text field, or radio buttons
  * in a fieldset), hidden feedback blocks <div class="self-check-feedback" data-for=KEY>
  * (their math typeset when the site was built) and a live region

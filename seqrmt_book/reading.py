@@ -1,6 +1,6 @@
 """Sphinx extension: a reading time, computed from the page, on every chapter page.
 
-Registered in ``_config.yml`` under ``sphinx: local_extensions: {seqrmt_reading: site_assets/}``.
+Part of the book's extensions (:mod:`seqrmt_book`, registered in ``_config.yml``).
 
 A reading time typed by hand is a guess, and guesses for mathematical prose come out two or
 three times too low.  This extension counts, on the doctree of each chapter page as it is

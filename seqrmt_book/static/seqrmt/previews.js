@@ -1,6 +1,6 @@
-/* seqrmt: previews of cross-references (see site_assets/seqrmt_previews.py).
+/* seqrmt: previews of cross-references (see seqrmt_book/previews.py).
  *
- * A link with data-seqrmt-preview="<page>#<id>" shows that statement (its math typeset
+ * A link with class seqrmt-has-preview to "<page>#<id>" shows that statement (its math typeset
  * when the site was built) in a role="tooltip" box when the pointer rests on it or when it
  * gets keyboard focus.  The box stays while the pointer is over the link or the box,
  * disappears when both are left or focus moves on, and Escape dismisses it.  The previews
@@ -9,7 +9,14 @@
  */
 (function () {
   "use strict";
-  if (!document.querySelector("a[data-seqrmt-preview]")) return;
+  if (!document.querySelector("a.seqrmt-has-preview")) return;
+  /* The statement a link points to: "<page, relative to the site's root>#<id>". */
+  var root = new URL(document.documentElement.getAttribute("data-content_root") || "./", location.href);
+  function keyOf(link) {
+    var url = new URL(link.getAttribute("href"), location.href);
+    var page = url.pathname.slice(root.pathname.length);
+    return decodeURIComponent(page) + url.hash;
+  }
   var here = (document.currentScript && document.currentScript.src) || "";
   var base = here.replace(/previews\.js(\?.*)?$/, "");          // .../_static/seqrmt/
   var styled = false;
@@ -22,7 +29,7 @@
   function style() {
     if (styled || !base) return;
     styled = true;
-    if (!document.querySelector('link[href$="seqrmt/math.css"]')) {
+    if (!document.querySelector('link[href*="seqrmt/math.css"]')) {
       var math = document.createElement("link");
       math.rel = "stylesheet";
       math.href = base + "math.css";
@@ -81,7 +88,7 @@
   }
 
   function show(link) {
-    var key = link.getAttribute("data-seqrmt-preview");
+    var key = keyOf(link);
     var html = (window.seqrmtPreviews || {})[key];
     if (!html) return;
     clearTimeout(hideTimer);
@@ -107,7 +114,7 @@
   }
 
   function linkOf(target) {
-    return target && target.closest ? target.closest("a[data-seqrmt-preview]") : null;
+    return target && target.closest ? target.closest("a.seqrmt-has-preview") : null;
   }
 
   document.addEventListener("mouseover", function (e) {
@@ -116,7 +123,7 @@
     clearTimeout(hideTimer);
     clearTimeout(showTimer);
     showTimer = setTimeout(function () {
-      load(link.getAttribute("data-seqrmt-preview"), function () { show(link); });
+      load(keyOf(link), function () { show(link); });
     }, 200);
   });
   document.addEventListener("mouseout", function (e) {
@@ -125,7 +132,7 @@
   });
   document.addEventListener("focusin", function (e) {
     var link = linkOf(e.target);
-    if (link) load(link.getAttribute("data-seqrmt-preview"),
+    if (link) load(keyOf(link),
                    function () { if (document.activeElement === link) show(link); });
     else if (current && !(tip && tip.contains(e.target))) hide();
   });

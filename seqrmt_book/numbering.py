@@ -1,7 +1,7 @@
 """One numbering scheme for the whole book: the Toolkit is chapter 0, the appendix's parts are
 lettered.
 
-Registered in ``_config.yml`` under ``sphinx: local_extensions: {seqrmt_numbers: site_assets/}``.
+Part of the book's extensions (:mod:`seqrmt_book`, registered in ``_config.yml``).
 
 **Why.** The chapters 1 to 8 sit in numbered parts of ``_toc.yml``, so Sphinx numbers their
 sections (``2.3``) and their statements, figures and equations with the chapter as prefix
@@ -33,7 +33,7 @@ third numbered equation of part D.  Its headings keep their letters, and get no 
   entries in the sidebar and in the previous/next links (the ``secnumber`` of the references
   of ``env.tocs`` and of the page title, as Sphinx sets them for numbered pages).
 
-**PDF.** ``seqrmt_latex`` already makes the Toolkit LaTeX's chapter 0 and the pages after
+**PDF.** :mod:`seqrmt_book.latex` already makes the Toolkit LaTeX's chapter 0 and the pages after
 chapter 8 appendices A, B, ...  :class:`AppendixLetters` (LaTeX builder only, after it) prints
 those pages as unnumbered chapters, as on the website (the appendix's parts carry their
 letters in their headings), and restarts LaTeX's equation and figure counters at each
@@ -209,7 +209,7 @@ class AppendixLetters(SphinxPostTransform):
     """PDF: the pages after chapter 8 are unnumbered chapters; a lettered part restarts LaTeX's
     equation and figure counters with its letter."""
 
-    default_priority = 8  # after seqrmt_latex.ChapterNumbers (6)
+    default_priority = 8  # after seqrmt_book.latex.ChapterNumbers (6)
     formats = ("latex",)
 
     def run(self, **kwargs: Any) -> None:
@@ -225,7 +225,7 @@ class AppendixLetters(SphinxPostTransform):
                 continue
             if not seen_numbered:
                 continue  # the root page and the Toolkit (chapter 0)
-            # after what seqrmt_latex put there (\appendix, chapter counter)
+            # after what seqrmt_book.latex put there (\appendix, chapter counter)
             at = 0
             while at < len(start.children) and isinstance(start[at], nodes.raw):
                 at += 1

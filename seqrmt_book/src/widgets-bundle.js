@@ -1,6 +1,6 @@
 /* seqrmt: a small, self-contained renderer for the saved ipywidgets state of the
  * book's pages (built into static/seqrmt/vendor/widgets/ by scripts/vendor_assets.sh
- * with esbuild; see site_assets/README.md).
+ * with esbuild; see seqrmt_book/README.md).
  *
  * It bundles only what the book's widgets need: @jupyter-widgets/base and
  * @jupyter-widgets/controls (ipywidgets 8 models and views), the ManagerBase of

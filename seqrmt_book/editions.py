@@ -1,6 +1,6 @@
 """Sphinx extension: the book's edition, version and build date on every page.
 
-Registered in ``_config.yml`` under ``sphinx: local_extensions: {seqrmt_editions: site_assets/}``.
+Part of the book's extensions (:mod:`seqrmt_book`, registered in ``_config.yml``).
 
 * The footer of every HTML page says which edition this is, the book's version (read from
   ``pyproject.toml``, the one place it is defined) and the date of the build (UTC, or
@@ -86,7 +86,7 @@ def _config_inited(app: Any, config: Any) -> None:
     if "git_exclude_patterns" in config and not in_git_work_tree(Path(app.srcdir)):
         from sphinx.util import logging
         logging.getLogger(__name__).info(
-            "seqrmt_editions: %s is not a git checkout; pages show no 'last updated' date",
+            "seqrmt_book.editions: %s is not a git checkout; pages show no 'last updated' date",
             app.srcdir)
         config.git_exclude_patterns = ["**"]
 

@@ -1,6 +1,6 @@
 """Sphinx extension: self-check questions, checked in the page without a kernel.
 
-Registered in ``_config.yml`` under ``sphinx: local_extensions: {seqrmt_selfcheck: site_assets/}``.
+Part of the book's extensions (:mod:`seqrmt_book`, registered in ``_config.yml``).
 
 A question is a ``self-check`` directive in a chapter's markdown.  Its correct answer is
 never typed: ``:answer:`` names a value that the chapter's code glued (``glue(key, value,
@@ -31,7 +31,7 @@ Markup (the outer fence has more colons than the inner ones)::
 
 In HTML a question is ``<div class="self-check">`` with a form (a text field or radio
 buttons, a "Check" button), the feedback blocks hidden in the page (their math typeset at
-build time with the rest of the page by ``seqrmt_math``) and a live region
+build time with the rest of the page by :mod:`seqrmt_book.typeset`) and a live region
 (``role="status"``) into which ``static/seqrmt/selfcheck.js`` copies the verdict and the
 feedback.  In other formats (the PDF) a question is printed as a boxed question with its
 options, and a last section of the chapter, "Answers to the self-checks", gives each answer

@@ -1,4 +1,4 @@
-/* seqrmt: small page helpers (every page, deferred; added by site_assets/seqrmt_site.py).
+/* seqrmt: small page helpers (every page, deferred; added by seqrmt_book/assets.py).
  *
  * Wide display equations: site.css lets div.math (and a long inline formula's span.math)
  * scroll sideways with scroll shadows as the visual cue.  Here, every equation that
@@ -6,13 +6,13 @@
  * column's changes) becomes a keyboard tab stop
  * (tabindex=0, class "seqrmt-scrolls"), so that it can be scrolled with the arrow keys;
  * equations that fit are not tab stops.  (The math is typeset when the site is built, by
- * site_assets/seqrmt_math.py: no MathJax runs in the browser.)
+ * seqrmt_book/typeset.py: no MathJax runs in the browser.)
  */
 (function () {
   "use strict";
 
   /* Scripts that must not compete with the first paint for a slow link (the theme's)
-   * are written by seqrmt_site.py as <script type="seqrmt/after-paint" src=...>, which
+   * are written by seqrmt_book/assets.py and _templates/layout.html as <script type="seqrmt/after-paint" src=...>, which
    * browsers do not fetch.  Load them, in order, once the first paint has happened (or
    * at the load event, or after 3 s, whichever comes first). */
   function loadAfterPaint() {
@@ -91,6 +91,25 @@
     }
   }
   window.seqrmtWatchScrollable = watch;
+
+  /* The theme's scroll-box check (addTabStopsToScrollableElements in its minified script)
+   * reads the size of every code cell, output and table at load, on every resize and on
+   * every change under #main-content, which lays out the whole page each time (seconds on a
+   * phone; it defeats content-visibility).  Its one query, this selector list, is answered
+   * here: the boxes go to watch() (the same check, made once each box is laid out) and the
+   * theme gets an empty list.  seqrmt_book/theme.py (THEME_SCROLL_BOXES) checks at every
+   * build that the installed theme still asks exactly this. */
+  var THEME_SCROLL_BOXES = "pre, .nboutput > .output_area, .cell_output > .output, " +
+    ".jp-RenderedHTMLCommon, .pst-scrollable-table-container";
+  var query = document.querySelectorAll;
+  var none = document.createDocumentFragment().querySelectorAll("*");
+  document.querySelectorAll = function (selectors) {
+    if (selectors === THEME_SCROLL_BOXES) {
+      Array.prototype.forEach.call(query.call(document, selectors), watch);
+      return none;
+    }
+    return query.apply(document, arguments);
+  };
 
   function watchEquations() {
     /* display equations, and inline formulas (span.math: one wider than the column, a long

