@@ -32,6 +32,7 @@ unit of work is one simulation (one seed of one setting), with single-threaded B
 and the rows do not depend on the executor.  A ``tqdm`` progress bar shows the
 simulations done, the elapsed time and the time left.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -57,8 +58,9 @@ import seqrmt.validation as sv  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
-FS_TABLE = ("seqrmt finite-size scaling (study=scaling), bulk law vs T (study=bulk_T) and spike "
-            "formulas vs T (study=spikes_T)")
+FS_TABLE = (
+    "seqrmt finite-size scaling (study=scaling), bulk law vs T (study=bulk_T) and spike formulas vs T (study=spikes_T)"
+)
 
 #: Settings of the large finite-size table (finite_size_large.csv), and its seeds per d.
 LARGE_SETTINGS = ("prefix/mean, far above", "prefix/mean, just above", "markov/optimal, uncentered")
@@ -78,12 +80,15 @@ def make_executor(kind: str, jobs: int, scheduler: str | None = None):
             yield ex
     elif kind == "dask":
         from dask.distributed import Client, LocalCluster
+
         if scheduler:
             with Client(scheduler) as client:
                 yield client.get_executor()
         else:
-            with LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                              dashboard_address=None) as cluster, Client(cluster) as client:
+            with (
+                LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+                Client(cluster) as client,
+            ):
                 yield client.get_executor()
     else:
         raise ValueError(f"executor must be 'serial', 'process' or 'dask', got {kind!r}")
@@ -116,15 +121,28 @@ def _cell_child(d: int, seed: int) -> None:
     """Run one cell of COST_SETTING in this (fresh) process; print time and peak memory as JSON."""
     dl, gm, R, w, c, rule = sv.FINITE_SIZE_SETTINGS[COST_SETTING]
     beta = sv._finite_size_beta(d, dl, gm, R, 16, w, rule)
-    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss          # KiB on Linux
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
     cpu = time.process_time()
     res = sv._scaling_unit(d, dl, gm, R, 16, w, beta, c, seed)
     cpu = time.process_time() - cpu
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     V, N = seqrmt.sizes(d, dl, gm)
-    print(json.dumps(dict(kind="cell", d=d, V=V, N=N, seed=seed, seconds=cpu, wall_seconds=res["seconds"],
-                          baseline_mib=base / 1024, peak_mib=peak / 1024,
-                          matrices_mib=(V * d + d * d + sv._POOL_CHUNK * d) * 8 / 2**20)))
+    print(
+        json.dumps(
+            dict(
+                kind="cell",
+                d=d,
+                V=V,
+                N=N,
+                seed=seed,
+                seconds=cpu,
+                wall_seconds=res["seconds"],
+                baseline_mib=base / 1024,
+                peak_mib=peak / 1024,
+                matrices_mib=(V * d + d * d + sv._POOL_CHUNK * d) * 8 / 2**20,
+            )
+        )
+    )
 
 
 def cost(args, argv) -> int:
@@ -137,34 +155,46 @@ def cost(args, argv) -> int:
     t0 = time.time()
     for d in args.cost_ds:
         for r in range(args.repeat if d <= 3200 else 1):
-            proc = subprocess.run([sys.executable, __file__, "--cell", str(d), str(1000 + r)],
-                                  capture_output=True, text=True, check=True)
+            proc = subprocess.run(
+                [sys.executable, __file__, "--cell", str(d), str(1000 + r)], capture_output=True, text=True, check=True
+            )
             row = json.loads(proc.stdout.strip().splitlines()[-1])
             rows.append(row)
-            print(f"cell d={d:5d} seed={row['seed']}: {row['seconds']:8.2f} s CPU ({row['wall_seconds']:.2f} s wall), "
-                  f"peak {row['peak_mib']:7.0f} MiB "
-                  f"(baseline {row['baseline_mib']:.0f} MiB; Z^T + S + one block = {row['matrices_mib']:.0f} MiB)",
-                  flush=True)
+            print(
+                f"cell d={d:5d} seed={row['seed']}: {row['seconds']:8.2f} s CPU ({row['wall_seconds']:.2f} s wall), "
+                f"peak {row['peak_mib']:7.0f} MiB "
+                f"(baseline {row['baseline_mib']:.0f} MiB; Z^T + S + one block = {row['matrices_mib']:.0f} MiB)",
+                flush=True,
+            )
     with sv.blas_threads(1):
         for r in range(max(1, args.repeat // 2)):
             t, cpu = time.perf_counter(), time.process_time()
             sv.atlas(800, [r])
             dt, cpu = time.perf_counter() - t, time.process_time() - cpu
             rows.append(dict(kind="atlas_seed", d=800, seed=r, seconds=cpu, wall_seconds=dt))
-            print(f"one seed of the whole atlas grid (324 cells) at d = 800: {cpu:.1f} s CPU ({dt:.1f} s wall)",
-                  flush=True)
+            print(
+                f"one seed of the whole atlas grid (324 cells) at d = 800: {cpu:.1f} s CPU ({dt:.1f} s wall)",
+                flush=True,
+            )
     fit = sv.cost_exponent(rows)
-    print(f"cost exponent (least squares on log-log, fastest run at d = {sorted(fit['seconds'])}): "
-          f"{fit['exponent']:.2f} (largest relative residual {fit['residual']:.2f})")
-    meta = {"table": "seqrmt cost of one simulation (kind=cell: one seed of the finite-size setting "
-                     f"'{COST_SETTING}', fresh process, single-threaded BLAS; peak_mib = ru_maxrss) and of one "
-                     "seed of the whole atlas grid at d = 800 (kind=atlas_seed, in-process); seconds = CPU time "
-                     "of the process (time.process_time, insensitive to other jobs on a shared machine), "
-                     "wall_seconds = elapsed time",
-            "seqrmt_version": seqrmt.__version__, "numpy_version": np.__version__,
-            "command": _command(argv), "load_average": " ".join(f"{x:.2f}" for x in os.getloadavg()),
-            "cpu_count": os.cpu_count(), "runtime_seconds": f"{time.time() - t0:.0f}",
-            "date": time.strftime("%Y-%m-%d")}
+    print(
+        f"cost exponent (least squares on log-log, fastest run at d = {sorted(fit['seconds'])}): "
+        f"{fit['exponent']:.2f} (largest relative residual {fit['residual']:.2f})"
+    )
+    meta = {
+        "table": "seqrmt cost of one simulation (kind=cell: one seed of the finite-size setting "
+        f"'{COST_SETTING}', fresh process, single-threaded BLAS; peak_mib = ru_maxrss) and of one "
+        "seed of the whole atlas grid at d = 800 (kind=atlas_seed, in-process); seconds = CPU time "
+        "of the process (time.process_time, insensitive to other jobs on a shared machine), "
+        "wall_seconds = elapsed time",
+        "seqrmt_version": seqrmt.__version__,
+        "numpy_version": np.__version__,
+        "command": _command(argv),
+        "load_average": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+        "cpu_count": os.cpu_count(),
+        "runtime_seconds": f"{time.time() - t0:.0f}",
+        "date": time.strftime("%Y-%m-%d"),
+    }
     sv.to_csv(rows, args.out / "cost.csv", meta=meta, digits=6)
     print(f"wrote {args.out / 'cost.csv'}")
     return 0
@@ -190,9 +220,13 @@ def ratio(args, argv) -> int:
     cpu_ratio = []
     rows = {}
     with ProcessPoolExecutor(2, mp_context=get_context("spawn")) as ex:
-        ex.submit(int, 0).result()               # start the workers before timing
-        list(ex.map(sv._atlas_unit, *zip(*[(100, 0.5, 0.25, "prefix", 16, ("mean",), {"mean": [0.0]},
-                                            (True,), s) for s in range(2)])))   # warm imports
+        ex.submit(int, 0).result()  # start the workers before timing
+        list(
+            ex.map(
+                sv._atlas_unit,
+                *zip(*[(100, 0.5, 0.25, "prefix", 16, ("mean",), {"mean": [0.0]}, (True,), s) for s in range(2)]),
+            )
+        )  # warm imports
         pids = list(ex._processes)
         for _ in range(args.repeat):
             t, c = time.perf_counter(), time.process_time()
@@ -206,18 +240,27 @@ def ratio(args, argv) -> int:
             parent_cpu = time.process_time() - c
             busiest = max(_cpu_seconds(p) - a for p, a in zip(pids, w0))
             cpu_ratio.append((parent_cpu + busiest) / serial_cpu)
-            print(f"in-process {times['serial'][-1]:6.2f} s ({serial_cpu:.2f} s CPU); 2 processes "
-                  f"{times['process'][-1]:6.2f} s (this process {parent_cpu:.2f} s CPU, busiest worker "
-                  f"{busiest:.2f} s CPU)", flush=True)
-    same = sv.to_csv(rows["serial"]) == sv.to_csv(rows["process"])     # exact (repr) floats
+            print(
+                f"in-process {times['serial'][-1]:6.2f} s ({serial_cpu:.2f} s CPU); 2 processes "
+                f"{times['process'][-1]:6.2f} s (this process {parent_cpu:.2f} s CPU, busiest worker "
+                f"{busiest:.2f} s CPU)",
+                flush=True,
+            )
+    same = sv.to_csv(rows["serial"]) == sv.to_csv(rows["process"])  # exact (repr) floats
     rs = [p / s for p, s in zip(times["process"], times["serial"])]
-    print(f"grid {grid}, d = {d}, {seeds} seeds ({len({r['cell'] for r in rows['serial']})} cells, "
-          f"{4 * seeds} simulations); load average {os.getloadavg()[0]:.2f}")
-    print(f"elapsed: in-process median {np.median(times['serial']):.2f} s, 2 processes median "
-          f"{np.median(times['process']):.2f} s; ratio 2-process / in-process: median {np.median(rs):.3f}, "
-          f"range {min(rs):.3f} - {max(rs):.3f} over {len(rs)} pairs")
-    print(f"CPU critical path (this process + busiest worker) / in-process CPU: median {np.median(cpu_ratio):.3f}, "
-          f"range {min(cpu_ratio):.3f} - {max(cpu_ratio):.3f}; rows identical: {same}")
+    print(
+        f"grid {grid}, d = {d}, {seeds} seeds ({len({r['cell'] for r in rows['serial']})} cells, "
+        f"{4 * seeds} simulations); load average {os.getloadavg()[0]:.2f}"
+    )
+    print(
+        f"elapsed: in-process median {np.median(times['serial']):.2f} s, 2 processes median "
+        f"{np.median(times['process']):.2f} s; ratio 2-process / in-process: median {np.median(rs):.3f}, "
+        f"range {min(rs):.3f} - {max(rs):.3f} over {len(rs)} pairs"
+    )
+    print(
+        f"CPU critical path (this process + busiest worker) / in-process CPU: median {np.median(cpu_ratio):.3f}, "
+        f"range {min(cpu_ratio):.3f} - {max(cpu_ratio):.3f}; rows identical: {same}"
+    )
     return 0 if same and np.median(rs) <= 0.7 else 1
 
 
@@ -229,13 +272,18 @@ def large(args, argv) -> int:
     with make_executor(args.executor, args.jobs, args.scheduler) as ex:
         rows = sv.finite_size(ds, LARGE_SEEDS, settings=settings, executor=ex, progress=True)
     runtime = time.time() - t0
-    meta = {"table": "seqrmt finite-size scaling to d = 3200 (study=scaling), executor path",
-            "seqrmt_version": seqrmt.__version__, "numpy_version": np.__version__,
-            "d": str(tuple(ds)), "seeds": f"{LARGE_SEEDS} (seeds 1000..)", "T": 16,
-            "settings": "; ".join(LARGE_SETTINGS),
-            "command": _command(argv),
-            "runtime_seconds_whole_sweep": f"{runtime:.0f} ({args.executor}, {args.jobs} workers)",
-            "date": time.strftime("%Y-%m-%d")}
+    meta = {
+        "table": "seqrmt finite-size scaling to d = 3200 (study=scaling), executor path",
+        "seqrmt_version": seqrmt.__version__,
+        "numpy_version": np.__version__,
+        "d": str(tuple(ds)),
+        "seeds": f"{LARGE_SEEDS} (seeds 1000..)",
+        "T": 16,
+        "settings": "; ".join(LARGE_SETTINGS),
+        "command": _command(argv),
+        "runtime_seconds_whole_sweep": f"{runtime:.0f} ({args.executor}, {args.jobs} workers)",
+        "date": time.strftime("%Y-%m-%d"),
+    }
     sv.to_csv(rows, args.out / "finite_size_large.csv", meta=meta, digits=8)
     for (name, q), s in sorted(sv.scaling_rates(rows).items()):
         print(f"  {name:32s} {q:15s} {s:+.2f}")
@@ -248,19 +296,20 @@ def _atlas_meta(d: int, seeds: int, argv, runtime: str) -> dict:
     """The header of atlas.csv."""
     tol = sv.Tolerance()
     return {
-        "table": "seqrmt validation atlas: theory (exact finite-table, idealized, realized-table) "
-                 "against simulation",
+        "table": "seqrmt validation atlas: theory (exact finite-table, idealized, realized-table) against simulation",
         "seqrmt_version": seqrmt.__version__,
         "numpy_version": np.__version__,
         "d": d,
         "seeds": f"0..{seeds - 1} ({seeds} per cell)",
         "T": 16,
         "tolerance": f"|pred - mean| <= max(t sem, abs), t = Student quantile at {tol.level:g} "
-                     f"({tol.quantile(seeds):.2f} for {seeds} seeds), abs = {tol.eig_rtol:g} |pred| "
-                     f"(eigenvalues), {tol.overlap_atol:g} (overlaps), {tol.ks_atol:g} (Kolmogorov)",
-        "verdicts": ("seqrmt.validation.judge: agree (limit and finite-size corrected predictions within tol) / "
-                     "explained (finite-size correction, transition window, unresolved pair, fixed-T bulk) / "
-                     "disagree"),
+        f"({tol.quantile(seeds):.2f} for {seeds} seeds), abs = {tol.eig_rtol:g} |pred| "
+        f"(eigenvalues), {tol.overlap_atol:g} (overlaps), {tol.ks_atol:g} (Kolmogorov)",
+        "verdicts": (
+            "seqrmt.validation.judge: agree (limit and finite-size corrected predictions within tol) / "
+            "explained (finite-size correction, transition window, unresolved pair, fixed-T bulk) / "
+            "disagree"
+        ),
         "command": _command(argv),
         "runtime_seconds_whole_sweep": runtime,
         "date": time.strftime("%Y-%m-%d"),
@@ -299,8 +348,10 @@ def _update(args, argv, scaling_ds, scaling_seeds, bulk_ds, bulk_seeds, spikes, 
     if "spikes_T" in redo:
         meta["seeds"] = meta["seeds"].split("; spikes_T")[0] + f"; spikes_T: {spikes[2]} (seeds 1000..)"
         meta["d"] = meta["d"].split("; spikes_T")[0] + f"; spikes_T: {spikes[0]}"
-    meta["updated"] = (f"{', '.join(sorted(redo))} recomputed {time.strftime('%Y-%m-%d')} by "
-                       f"{_command(argv)} ({runtime:.0f} s, {args.executor}, {args.jobs} workers)")
+    meta["updated"] = (
+        f"{', '.join(sorted(redo))} recomputed {time.strftime('%Y-%m-%d')} by "
+        f"{_command(argv)} ({runtime:.0f} s, {args.executor}, {args.jobs} workers)"
+    )
     sv.to_csv(fs, path, meta=meta, digits=8)
     print(f"wrote {path}")
     return 0
@@ -311,18 +362,27 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="small sizes (d = 300, 2 seeds) for a smoke test")
     ap.add_argument("--d", type=int, default=None, help="dimension of the atlas grid (default 800)")
     ap.add_argument("--seeds", type=int, default=None, help="seeds per atlas cell (default 6)")
-    ap.add_argument("--executor", choices=("process", "dask", "serial"), default="process",
-                    help="where the simulations run (default: a process pool)")
+    ap.add_argument(
+        "--executor",
+        choices=("process", "dask", "serial"),
+        default="process",
+        help="where the simulations run (default: a process pool)",
+    )
     ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     ap.add_argument("--scheduler", default=None, help="address of a running dask scheduler (--executor dask)")
     ap.add_argument("--out", type=Path, default=ROOT / "seqrmt" / "data", help="output folder")
-    ap.add_argument("--update", nargs="+", choices=("atlas", "scaling", "bulk_T", "spikes_T"), default=None,
-                    help="recompute only atlas.csv and/or these studies of finite_size.csv (its other "
-                         "rows are kept)")
+    ap.add_argument(
+        "--update",
+        nargs="+",
+        choices=("atlas", "scaling", "bulk_T", "spikes_T"),
+        default=None,
+        help="recompute only atlas.csv and/or these studies of finite_size.csv (its other rows are kept)",
+    )
     ap.add_argument("--large", action="store_true", help="write finite_size_large.csv (d up to 3200)")
     ap.add_argument("--cost", action="store_true", help="write cost.csv (time and memory of one cell vs d)")
-    ap.add_argument("--cost-ds", type=int, nargs="+", default=[400, 800, 1600, 3200, 6400],
-                    help="dimensions timed by --cost")
+    ap.add_argument(
+        "--cost-ds", type=int, nargs="+", default=[400, 800, 1600, 3200, 6400], help="dimensions timed by --cost"
+    )
     ap.add_argument("--ratio", action="store_true", help="in-process against 2 processes on a small grid")
     ap.add_argument("--repeat", type=int, default=3, help="repeats for --cost and --ratio (default 3)")
     ap.add_argument("--cell", type=int, nargs=2, default=None, metavar=("D", "SEED"), help=argparse.SUPPRESS)
@@ -350,9 +410,12 @@ def main(argv=None) -> int:
     spikes = (300, (1, 2, 4, 16), 3) if args.quick else (800, (1, 2, 4, 16), 16)
     if args.update:
         return _update(args, argv, ds, scaling_seeds, bulk_ds, bulk_seeds, spikes, d, seeds)
-    print(f"seqrmt {seqrmt.__version__}: atlas of {len(sv._grid(None)['delta']) * 6} blocks x 18 cells at "
-          f"d = {d}, {seeds} seeds; finite size at d = {ds}; bulk vs T; spikes vs T; "
-          f"{args.executor} executor, {args.jobs} workers", flush=True)
+    print(
+        f"seqrmt {seqrmt.__version__}: atlas of {len(sv._grid(None)['delta']) * 6} blocks x 18 cells at "
+        f"d = {d}, {seeds} seeds; finite size at d = {ds}; bulk vs T; spikes vs T; "
+        f"{args.executor} executor, {args.jobs} workers",
+        flush=True,
+    )
     t0 = time.time()
     with make_executor(args.executor, args.jobs, args.scheduler) as ex:
         rows = sv.atlas(d, seeds, executor=ex, progress=True)
@@ -363,16 +426,22 @@ def main(argv=None) -> int:
     meta = _atlas_meta(d, seeds, argv, f"{runtime:.0f} ({args.executor}, {args.jobs} workers; atlas {t_atlas:.0f})")
     sv.to_csv(rows, args.out / "atlas.csv", meta=meta, digits=8)
     _sort(fs)
-    meta_fs = dict(meta, table=FS_TABLE, d=f"scaling: {ds}; bulk_T: {bulk_ds}; spikes_T: {spikes[0]}",
-                   seeds=f"scaling: {scaling_seeds} (seeds 1000..); bulk_T: {bulk_seeds} (seeds 2000..); "
-                         f"spikes_T: {spikes[2]} (seeds 1000..)")
+    meta_fs = dict(
+        meta,
+        table=FS_TABLE,
+        d=f"scaling: {ds}; bulk_T: {bulk_ds}; spikes_T: {spikes[0]}",
+        seeds=f"scaling: {scaling_seeds} (seeds 1000..); bulk_T: {bulk_seeds} (seeds 2000..); "
+        f"spikes_T: {spikes[2]} (seeds 1000..)",
+    )
     sv.to_csv(fs, args.out / "finite_size.csv", meta=meta_fs, digits=8)
 
     cells = {r["cell"] for r in rows}
     expl = [r for r in rows if r["status"] == "explained"]
     bad = sv.disagreements(rows)
-    print(f"\natlas: {len(cells)} cells, {len(rows)} rows: {len(rows) - len(expl) - len(bad)} agree, "
-          f"{len(expl)} explained, {len(bad)} disagree")
+    print(
+        f"\natlas: {len(cells)} cells, {len(rows)} rows: {len(rows) - len(expl) - len(bad)} agree, "
+        f"{len(expl)} explained, {len(bad)} disagree"
+    )
     for r in expl + bad:
         print(f"  {r['status']} ({r['reason']}) {r['cell']} {r['quantity']}: {r['note']}")
     print("\nfinite-size log-log slopes of the RMSE over seeds:")

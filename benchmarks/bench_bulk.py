@@ -11,6 +11,7 @@ Run as ``python benchmarks/bench_bulk.py``.  Times
 
 Best of several repeats with :func:`time.perf_counter`.
 """
+
 from __future__ import annotations
 
 import time
@@ -50,8 +51,10 @@ def main() -> None:
         x = np.linspace(left, right, n + 2)[1:-1]
         fast = best_of(lambda: bulk_density(x, delta, gamma, kappa), 20)
         slow = best_of(lambda: density_numpy_roots(x, delta, gamma, kappa), 3)
-        err = np.max(np.abs(bulk_density(x, delta, gamma, kappa) - density_numpy_roots(x, delta, gamma, kappa))
-                     / np.maximum(density_numpy_roots(x, delta, gamma, kappa), 1e-300))
+        err = np.max(
+            np.abs(bulk_density(x, delta, gamma, kappa) - density_numpy_roots(x, delta, gamma, kappa))
+            / np.maximum(density_numpy_roots(x, delta, gamma, kappa), 1e-300)
+        )
         rows.append((f"({delta}, {gamma}, {kappa})", fast, slow, slow / fast, err))
 
     print(f"bulk_density on {n} points inside the support (best of repeats)")
@@ -61,7 +64,9 @@ def main() -> None:
 
     print()
     print(f"BulkLaw construction + cdf on {n} points (best of 5)")
-    print(f"{'(delta, gamma, kappa)':<22}{'construct+cdf [ms]':>19}{'cdf again [ms]':>16}{'ppf [ms]':>10}{'|cdf(right)-1|':>16}")
+    print(
+        f"{'(delta, gamma, kappa)':<22}{'construct+cdf [ms]':>19}{'cdf again [ms]':>16}{'ppf [ms]':>10}{'|cdf(right)-1|':>16}"
+    )
     for delta, gamma, kappa in [(0.5, 0.25, 1.0), (2.0, 0.5, 1.5), (1.0, 1.0, 1.0)]:
         xs = np.linspace(-0.5, 1.1 * bulk_edges(delta, gamma, kappa)[1], n)
 
@@ -76,7 +81,9 @@ def main() -> None:
         q = np.linspace(0, 1, n)
         t_ppf = best_of(lambda: law.ppf(q), 3)
         err = abs(law.atom + law.continuous_mass() - 1.0)
-        print(f"{f'({delta}, {gamma}, {kappa})':<22}{t_build * 1e3:>19.1f}{t_cdf * 1e3:>16.1f}{t_ppf * 1e3:>10.1f}{err:>16.1e}")
+        print(
+            f"{f'({delta}, {gamma}, {kappa})':<22}{t_build * 1e3:>19.1f}{t_cdf * 1e3:>16.1f}{t_ppf * 1e3:>10.1f}{err:>16.1e}"
+        )
 
 
 if __name__ == "__main__":

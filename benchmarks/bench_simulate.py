@@ -21,6 +21,7 @@ Timings are the minimum over ``--repeat`` runs (the least disturbed by other loa
 loaded machine multi-threaded LAPACK timings scatter by 2-5x, single-threaded ones by
 a few percent.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -65,15 +66,14 @@ def run(repeat: int = 7) -> dict:
     S /= N
     eig = {}
     for driver in ("evd", "ev", "evr"):
-        eig[driver], _ = best_of(lambda: linalg.eigh(S, eigvals_only=True, driver=driver,
-                                                      check_finite=False), repeat)
+        eig[driver], _ = best_of(lambda: linalg.eigh(S, eigvals_only=True, driver=driver, check_finite=False), repeat)
     best_driver = min(eig, key=eig.get)
     t_full, _ = best_of(lambda: linalg.eigh(S, driver="evd", check_finite=False), repeat)
     t_base = t_gram + t_full
     t_strict = t_gram + eig[best_driver]
 
     # --- sr.simulate ---------------------------------------------------------------
-    sr.simulate(200, 400, 400, w, R, 1.0, seed=0)            # warm-up (imports, caches)
+    sr.simulate(200, 400, 400, w, R, 1.0, seed=0)  # warm-up (imports, caches)
     t_sim, _ = best_of(lambda: sr.simulate(D, V, N, w, R, 1.0, seed=1), repeat)
 
     # --- breakdown of simulate, stage by stage ---------------------------------------
@@ -93,12 +93,21 @@ def run(repeat: int = 7) -> dict:
     stage("Delta, zbar", lambda: (table.Delta, table.zbar))
 
     return {
-        "d": D, "V": V, "N": N, "T": T, "repeat": repeat,
+        "d": D,
+        "V": V,
+        "N": N,
+        "T": T,
+        "repeat": repeat,
         "threads": os.environ.get("OPENBLAS_NUM_THREADS", "default"),
         "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
-        "baseline": {"C @ C.T": t_gram, "eigh (values and vectors)": t_full,
-                     **{f"eigh values ({k})": v for k, v in eig.items()},
-                     "best_driver": best_driver, "total": t_base, "strict_total": t_strict},
+        "baseline": {
+            "C @ C.T": t_gram,
+            "eigh (values and vectors)": t_full,
+            **{f"eigh values ({k})": v for k, v in eig.items()},
+            "best_driver": best_driver,
+            "total": t_base,
+            "strict_total": t_strict,
+        },
         "simulate": t_sim,
         "ratio": t_sim / t_base,
         "bar": BAR,
@@ -109,9 +118,11 @@ def run(repeat: int = 7) -> dict:
 
 
 def report(res: dict) -> str:
-    lines = [f"sr.simulate(d={res['d']}, V={res['V']}, N={res['N']}, T={res['T']}), "
-             f"best of {res['repeat']}, BLAS threads {res.get('threads', 'default')}, "
-             f"load average {res['load_average']:.2f}"]
+    lines = [
+        f"sr.simulate(d={res['d']}, V={res['V']}, N={res['N']}, T={res['T']}), "
+        f"best of {res['repeat']}, BLAS threads {res.get('threads', 'default')}, "
+        f"load average {res['load_average']:.2f}"
+    ]
     b = res["baseline"]
     lines.append(f"  baseline C @ C.T              {b['C @ C.T'] * 1e3:8.1f} ms")
     for k in ("evd", "ev", "evr"):
@@ -120,8 +131,7 @@ def report(res: dict) -> str:
     lines.append(f"  baseline total (matmul + eigh) {b['total'] * 1e3:7.1f} ms")
     lines.append(f"  sr.simulate                   {res['simulate'] * 1e3:8.1f} ms")
     lines.append(f"  ratio {res['ratio']:.2f} (bar <= {res['bar']}): {'PASS' if res['pass'] else 'FAIL'}")
-    lines.append(f"  stricter ratio against matmul + eigenvalues only ({b['best_driver']}): "
-                 f"{res['strict_ratio']:.2f}")
+    lines.append(f"  stricter ratio against matmul + eigenvalues only ({b['best_driver']}): {res['strict_ratio']:.2f}")
     lines.append("  breakdown of simulate:")
     total = sum(res["stages"].values())
     for k, v in res["stages"].items():
@@ -133,8 +143,7 @@ def report(res: dict) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=7)
-    ap.add_argument("--threads", type=int, default=None,
-                    help="BLAS/LAPACK threads (default: the library's own choice)")
+    ap.add_argument("--threads", type=int, default=None, help="BLAS/LAPACK threads (default: the library's own choice)")
     ap.add_argument("--json", action="store_true", help="print the result as JSON")
     args = ap.parse_args(argv)
     res = run(args.repeat)

@@ -22,6 +22,7 @@ Usage::
 
 Times are medians over the sweep (first call excluded as warm-up).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -66,7 +67,7 @@ def png(fig) -> int:
 
 
 def timed_median(fn):
-    fn(*SWEEP[0])   # warm-up (font cache, imports)
+    fn(*SWEEP[0])  # warm-up (font cache, imports)
     times = []
     for dl, gm in SWEEP:
         t0 = time.perf_counter()
@@ -93,7 +94,8 @@ def run() -> dict:
         rows["update: compute + bulk_density_figure + PNG"] = timed_median(full_update)
     if srp is not None and hasattr(srp, "spikes_vs_beta"):
         rows["spikes_vs_beta(seeds=()) + PNG"] = timed_median(
-            lambda dl, gm: png(srp.spikes_vs_beta(delta=dl, gamma=gm, seeds=())))
+            lambda dl, gm: png(srp.spikes_vs_beta(delta=dl, gamma=gm, seeds=()))
+        )
     compute_ms = rows["compute (predict + bulk_density 400 pts + spike_curve 400)"][0]
     update_key = "update: compute + bulk_density_figure + PNG"
     update_ms = rows[update_key][0] if update_key in rows else None
@@ -110,15 +112,21 @@ def run() -> dict:
 
 
 def report(res: dict) -> str:
-    lines = [f"theory-only figure update, median (max) over {res['n_updates']} (delta, gamma) values, "
-             f"load average {res['load_average']:.2f}"]
+    lines = [
+        f"theory-only figure update, median (max) over {res['n_updates']} (delta, gamma) values, "
+        f"load average {res['load_average']:.2f}"
+    ]
     for k, v in res["rows_ms"].items():
         lines.append(f"  {k:58s} {v['median']:8.1f} ms ({v['max']:.1f})")
-    lines.append(f"  formula part {res['compute_ms']:.1f} ms (bar < {res['bar_ms']:.0f} ms): "
-                 f"{'PASS' if res['compute_pass'] else 'FAIL'}")
+    lines.append(
+        f"  formula part {res['compute_ms']:.1f} ms (bar < {res['bar_ms']:.0f} ms): "
+        f"{'PASS' if res['compute_pass'] else 'FAIL'}"
+    )
     if res["update_ms"] is not None:
-        lines.append(f"  whole update with PNG {res['update_ms']:.1f} ms (bar < {res['bar_ms']:.0f} ms): "
-                     f"{'PASS' if res['update_pass'] else 'FAIL'}")
+        lines.append(
+            f"  whole update with PNG {res['update_ms']:.1f} ms (bar < {res['bar_ms']:.0f} ms): "
+            f"{'PASS' if res['update_pass'] else 'FAIL'}"
+        )
     return "\n".join(lines)
 
 

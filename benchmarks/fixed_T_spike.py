@@ -14,6 +14,7 @@ Usage::
     python benchmarks/fixed_T_spike.py                 # writes seqrmt/data/fixed_T_spike.csv
     python benchmarks/fixed_T_spike.py --jobs 2 --out /tmp/fixed_T_spike.csv
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,9 +38,21 @@ def rows(executor=None, progress=False) -> list[dict]:
     for T in TS:
         w, R = sr.mean_weights(T), np.eye(T)
         bc = sr.critical_beta(DELTA, GAMMA, w, R)
-        for ratio, row in zip(RATIOS, sv.fixed_T_spike_check(D, DELTA, GAMMA, w, R, [r * bc for r in RATIOS],
-                                                            seeds=SEEDS, seed0=SEED0, executor=executor,
-                                                            progress=progress)):
+        for ratio, row in zip(
+            RATIOS,
+            sv.fixed_T_spike_check(
+                D,
+                DELTA,
+                GAMMA,
+                w,
+                R,
+                [r * bc for r in RATIOS],
+                seeds=SEEDS,
+                seed0=SEED0,
+                executor=executor,
+                progress=progress,
+            ),
+        ):
             out.append(dict(row, ratio=ratio, beta_c=bc))
     return out
 
@@ -52,10 +65,20 @@ def main() -> None:
     t0 = time.time()
     with ProcessPoolExecutor(args.jobs) as ex:
         data = rows(ex, progress=True)
-    meta = dict(study="fixed_T_spike", d=D, delta=DELTA, gamma=GAMMA, seeds=f"{SEED0}..{SEED0 + SEEDS - 1}",
-                T=" ".join(map(str, TS)), weights="mean", R="independent positions", centered=True,
-                version=sr.__version__, command="python benchmarks/fixed_T_spike.py",
-                seconds=round(time.time() - t0, 1))
+    meta = dict(
+        study="fixed_T_spike",
+        d=D,
+        delta=DELTA,
+        gamma=GAMMA,
+        seeds=f"{SEED0}..{SEED0 + SEEDS - 1}",
+        T=" ".join(map(str, TS)),
+        weights="mean",
+        R="independent positions",
+        centered=True,
+        version=sr.__version__,
+        command="python benchmarks/fixed_T_spike.py",
+        seconds=round(time.time() - t0, 1),
+    )
     sv.to_csv(data, args.out, meta=meta)
     print(f"wrote {len(data)} rows to {args.out} in {time.time() - t0:.0f} s")
 

@@ -19,6 +19,7 @@ The predictions are not stored: the tests compute them.  Usage::
     python benchmarks/fixed_T_spike_correlated.py                # about 10 minutes on one core
     python benchmarks/fixed_T_spike_correlated.py --jobs 2 --out /tmp/x.csv
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,8 +44,9 @@ SETTINGS = [
     ("prefix_T64", 64, ("prefix", 16), "mean", 1.0, 0.5, 2.0, 800),
 ]
 #: the validity point: the predicted signal eigenvalue is x = 3.725 at this beta
-VALIDITY = dict(T=2, rho=0.6, w=(0.75, 0.25), delta=0.5, gamma=1.0, beta=1.6915871234362079,
-                x=3.725, threshold=3.58, ds=(500, 1000))
+VALIDITY = dict(
+    T=2, rho=0.6, w=(0.75, 0.25), delta=0.5, gamma=1.0, beta=1.6915871234362079, x=3.725, threshold=3.58, ds=(500, 1000)
+)
 
 
 def correlation(kind: str, par: float, T: int) -> np.ndarray:
@@ -62,7 +64,7 @@ def unit(d, delta, gamma, w, R, beta, seed, x=None, threshold=None):
     sim = sr.simulate(d, V, N, np.asarray(w), R, beta, seed=seed, n_vectors=40)
     out = [float(sim.eigenvalues[0]), float(sim.overlaps[0])]
     if threshold is not None:
-        top = sim.eigenvalues[:sim.overlaps.size]
+        top = sim.eigenvalues[: sim.overlaps.size]
         assert top[-1] < threshold, "more than 40 eigenvalues above the threshold"
         out.append(float(sim.overlaps[top > threshold].sum()))
     if x is not None:
@@ -98,6 +100,7 @@ def main() -> None:
     with ProcessPoolExecutor(args.jobs) as ex:
         futures = {ex.submit(unit, *t): i for i, t in enumerate(tasks)}
         from concurrent.futures import as_completed
+
         for n, f in enumerate(as_completed(futures), 1):
             results[futures[f]] = f.result()
             if n % 16 == 0 or n == len(tasks):
@@ -106,23 +109,71 @@ def main() -> None:
     for name, T, (ck, cp), wn, dl, gm, beta, d in SETTINGS:
         res = np.array([r for r, k in zip(results, keys) if k == name])
         (lam, lam_sem), (ov, ov_sem) = _stats(res[:, 0]), _stats(res[:, 1])
-        rows.append(dict(kind="spike", name=name, T=T, R=ck, R_par=cp, weights=wn, delta=dl, gamma=gm,
-                         beta=beta, d=d, n=res.shape[0], lambda_sim=lam, lambda_sem=lam_sem, overlap_sim=ov,
-                         overlap_sem=ov_sem, threshold=math.nan, mass_sim=math.nan, mass_sem=math.nan,
-                         x=math.nan, count_beta0=math.nan, count_sem=math.nan))
+        rows.append(
+            dict(
+                kind="spike",
+                name=name,
+                T=T,
+                R=ck,
+                R_par=cp,
+                weights=wn,
+                delta=dl,
+                gamma=gm,
+                beta=beta,
+                d=d,
+                n=res.shape[0],
+                lambda_sim=lam,
+                lambda_sem=lam_sem,
+                overlap_sim=ov,
+                overlap_sem=ov_sem,
+                threshold=math.nan,
+                mass_sim=math.nan,
+                mass_sem=math.nan,
+                x=math.nan,
+                count_beta0=math.nan,
+                count_sem=math.nan,
+            )
+        )
     for d in vp["ds"]:
         res = np.array([r for r, k in zip(results, keys) if k == f"validity_d{d}"])
         (lam, lam_sem), (ov, ov_sem) = _stats(res[:, 0]), _stats(res[:, 1])
         (ms, ms_sem), (cn, cn_sem) = _stats(res[:, 2]), _stats(res[:, 3])
-        rows.append(dict(kind="validity", name=f"validity_d{d}", T=vp["T"], R="markov", R_par=vp["rho"],
-                         weights="0.75 0.25", delta=vp["delta"], gamma=vp["gamma"], beta=vp["beta"], d=d,
-                         n=res.shape[0], lambda_sim=lam, lambda_sem=lam_sem, overlap_sim=ov, overlap_sem=ov_sem,
-                         threshold=vp["threshold"], mass_sim=ms, mass_sem=ms_sem, x=vp["x"],
-                         count_beta0=cn, count_sem=cn_sem))
-    meta = dict(study="fixed_T_spike_correlated", seeds=f"{SEED0}..{SEED0 + SEEDS - 1}",
-                centered=True, simulator="seqrmt.simulate (n_vectors=40)", version=sr.__version__,
-                command="python benchmarks/fixed_T_spike_correlated.py", seconds=round(time.time() - t0, 1))
+        rows.append(
+            dict(
+                kind="validity",
+                name=f"validity_d{d}",
+                T=vp["T"],
+                R="markov",
+                R_par=vp["rho"],
+                weights="0.75 0.25",
+                delta=vp["delta"],
+                gamma=vp["gamma"],
+                beta=vp["beta"],
+                d=d,
+                n=res.shape[0],
+                lambda_sim=lam,
+                lambda_sem=lam_sem,
+                overlap_sim=ov,
+                overlap_sem=ov_sem,
+                threshold=vp["threshold"],
+                mass_sim=ms,
+                mass_sem=ms_sem,
+                x=vp["x"],
+                count_beta0=cn,
+                count_sem=cn_sem,
+            )
+        )
+    meta = dict(
+        study="fixed_T_spike_correlated",
+        seeds=f"{SEED0}..{SEED0 + SEEDS - 1}",
+        centered=True,
+        simulator="seqrmt.simulate (n_vectors=40)",
+        version=sr.__version__,
+        command="python benchmarks/fixed_T_spike_correlated.py",
+        seconds=round(time.time() - t0, 1),
+    )
     from seqrmt import validation as sv
+
     sv.to_csv(rows, args.out, meta=meta)
     print(f"wrote {len(rows)} rows to {args.out} in {time.time() - t0:.0f} s")
 

@@ -16,6 +16,7 @@ Usage::
     python benchmarks/fixed_T_spike_speed.py --limit    # and the 36 limit cases, a few minutes
     python benchmarks/fixed_T_spike_speed.py --out benchmarks/results/fixed_T_spike_speed.txt
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,7 +25,7 @@ import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-os.environ["SEQRMT_CACHE_DIR"] = ""    # first calls are timed: no disk cache (seqrmt/_cache.py)
+os.environ["SEQRMT_CACHE_DIR"] = ""  # first calls are timed: no disk cache (seqrmt/_cache.py)
 
 import numpy as np  # noqa: E402
 
@@ -33,8 +34,10 @@ from seqrmt import spikes as sp  # noqa: E402
 
 
 def timings(lines: list[str]) -> None:
-    lines.append(f"{'T':>3s} {'first call':>11s} {'(CPU)':>7s} {'40-beta curve':>14s} {'predict':>9s} "
-                 f"{'first / predict':>16s} {'curve / predict':>16s}")
+    lines.append(
+        f"{'T':>3s} {'first call':>11s} {'(CPU)':>7s} {'40-beta curve':>14s} {'predict':>9s} "
+        f"{'first / predict':>16s} {'curve / predict':>16s}"
+    )
     for T in (1, 2, 4, 8, 16, 32, 64):
         w, R = sr.mean_weights(T), sr.markov_correlation(T, 0.8)
         t0 = time.perf_counter()
@@ -48,15 +51,19 @@ def timings(lines: list[str]) -> None:
         t0 = time.perf_counter()
         sr.fixed_T_spike_model(0.5, 0.5, w, R).curve(np.linspace(0.2, 3.0, 40))
         t_curve = time.perf_counter() - t0
-        lines.append(f"{T:3d} {t_first:10.2f}s {c_first:6.2f}s {t_curve:13.3f}s {1e3 * t_pred:7.2f}ms "
-                     f"{t_first / t_pred:16.0f} {t_curve / t_pred:16.0f}")
+        lines.append(
+            f"{T:3d} {t_first:10.2f}s {c_first:6.2f}s {t_curve:13.3f}s {1e3 * t_pred:7.2f}ms "
+            f"{t_first / t_pred:16.0f} {t_curve / t_pred:16.0f}"
+        )
         print(lines[-1], flush=True)
 
 
 def limit(lines: list[str]) -> None:
     lines.append("")
-    lines.append(f"{'T':>3s} {'R':>10s} {'w':>8s} {'beta':>7s} {'x fixed':>9s} {'x large':>9s} {'rel':>7s} "
-                 f"{'ov fixed':>9s} {'ov large':>9s} {'diff':>7s} {'w_*':>6s} {'bias w_*':>9s} {'disc. err':>9s}")
+    lines.append(
+        f"{'T':>3s} {'R':>10s} {'w':>8s} {'beta':>7s} {'x fixed':>9s} {'x large':>9s} {'rel':>7s} "
+        f"{'ov fixed':>9s} {'ov large':>9s} {'diff':>7s} {'w_*':>6s} {'bias w_*':>9s} {'disc. err':>9s}"
+    )
     for T in (16, 32, 64):
         for rn in ("0.5", "0.8", "-0.4", "prefix"):
             R = sr.prefix_correlation(T, T // 4) if rn == "prefix" else sr.markov_correlation(T, float(rn))
@@ -70,9 +77,11 @@ def limit(lines: list[str]) -> None:
                 m = sr.fixed_T_spike_model(0.5, 0.5, w, R)
                 ws = f"{m.s_outlier[1]:6.3f}" if m.s_outlier else f"{'-':>6s}"
                 wb = f"{m.outlier_bias[1]:+9.4f}" if m.outlier_bias else f"{'-':>9s}"
-                lines.append(f"{T:3d} {rn:>10s} {wn:>8s} {beta:7.3f} {pf.sample_outlier:9.4f} {pl.sample_outlier:9.4f} "
-                             f"{pf.sample_outlier / pl.sample_outlier - 1:+7.4f} {pf.overlap:9.4f} {pl.overlap:9.4f} "
-                             f"{pf.overlap - pl.overlap:+7.4f} {ws} {wb} {pf.location_error:9.1e}")
+                lines.append(
+                    f"{T:3d} {rn:>10s} {wn:>8s} {beta:7.3f} {pf.sample_outlier:9.4f} {pl.sample_outlier:9.4f} "
+                    f"{pf.sample_outlier / pl.sample_outlier - 1:+7.4f} {pf.overlap:9.4f} {pl.overlap:9.4f} "
+                    f"{pf.overlap - pl.overlap:+7.4f} {ws} {wb} {pf.location_error:9.1e}"
+                )
                 print(lines[-1], flush=True)
 
 

@@ -22,6 +22,7 @@ Bars
   part (``predict`` + ``bulk_density`` on 400 points + ``spike_curve``) and, reported
   separately, the whole update including the PNG rendering.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -60,11 +61,23 @@ def bulk_rows(out: str) -> list[tuple[str, str, str, bool]]:
     rows = []
     for name, (fast, slow, ratio, err) in speed:
         ok = ratio >= BULK_BARS["speedup_min"] and err <= BULK_BARS["max_rel_diff"]
-        rows.append((f"bulk_density {name}: speedup vs np.roots (rel diff {err:.0e})",
-                     f"{ratio:.0f}x ({fast:.1f} ms)", f">= {BULK_BARS['speedup_min']:.0f}x", ok))
+        rows.append(
+            (
+                f"bulk_density {name}: speedup vs np.roots (rel diff {err:.0e})",
+                f"{ratio:.0f}x ({fast:.1f} ms)",
+                f">= {BULK_BARS['speedup_min']:.0f}x",
+                ok,
+            )
+        )
     for name, (t_build, t_cdf, t_ppf, err) in build:
-        rows.append((f"BulkLaw{name} construct + cdf (10k pts)", f"{t_build:.1f} ms",
-                     f"< {BULK_BARS['construct_cdf_ms']:.0f} ms", t_build < BULK_BARS["construct_cdf_ms"]))
+        rows.append(
+            (
+                f"BulkLaw{name} construct + cdf (10k pts)",
+                f"{t_build:.1f} ms",
+                f"< {BULK_BARS['construct_cdf_ms']:.0f} ms",
+                t_build < BULK_BARS["construct_cdf_ms"],
+            )
+        )
     return rows
 
 
@@ -84,11 +97,17 @@ def main(argv=None) -> int:
         sim = json.loads(out)
         sys.path.insert(0, str(HERE))
         from bench_simulate import report as sim_report
+
         print("=== bench_simulate.py\n" + sim_report(sim) + "\n")
         b = sim["baseline"]
-        rows.append(("simulate d=1000 vs C C^T + eigh (values and vectors)",
-                     f"{sim['ratio']:.2f}x ({sim['simulate'] * 1e3:.0f} / {b['total'] * 1e3:.0f} ms)",
-                     f"<= {sim['bar']}x", sim["pass"]))
+        rows.append(
+            (
+                "simulate d=1000 vs C C^T + eigh (values and vectors)",
+                f"{sim['ratio']:.2f}x ({sim['simulate'] * 1e3:.0f} / {b['total'] * 1e3:.0f} ms)",
+                f"<= {sim['bar']}x",
+                sim["pass"],
+            )
+        )
     else:
         rows.append(("bench_simulate.py", "did not run", "-", False))
 
@@ -96,12 +115,25 @@ def main(argv=None) -> int:
     if rc == 0:
         wid = json.loads(out)
         from bench_widgets import report as wid_report
+
         print("=== bench_widgets.py\n" + wid_report(wid) + "\n")
-        rows.append(("widget update: formula part", f"{wid['compute_ms']:.1f} ms",
-                     f"< {wid['bar_ms']:.0f} ms", wid["compute_pass"]))
+        rows.append(
+            (
+                "widget update: formula part",
+                f"{wid['compute_ms']:.1f} ms",
+                f"< {wid['bar_ms']:.0f} ms",
+                wid["compute_pass"],
+            )
+        )
         if wid["update_ms"] is not None:
-            rows.append(("widget update: formula + figure + PNG", f"{wid['update_ms']:.1f} ms",
-                         f"< {wid['bar_ms']:.0f} ms", wid["update_pass"]))
+            rows.append(
+                (
+                    "widget update: formula + figure + PNG",
+                    f"{wid['update_ms']:.1f} ms",
+                    f"< {wid['bar_ms']:.0f} ms",
+                    wid["update_pass"],
+                )
+            )
     else:
         rows.append(("bench_widgets.py", "did not run", "-", False))
 
@@ -110,11 +142,16 @@ def main(argv=None) -> int:
     latency = ROOT / "_build" / "artifacts" / "slider_latency.json"
     if latency.exists():
         lat = json.loads(latency.read_text())
-        rows.append((f"explorer slider move in the browser ({lat['n']} moves, median)",
-                     f"{lat['median_ms']:.1f} ms", "< 50 ms", lat["median_ms"] < 50))
+        rows.append(
+            (
+                f"explorer slider move in the browser ({lat['n']} moves, median)",
+                f"{lat['median_ms']:.1f} ms",
+                "< 50 ms",
+                lat["median_ms"] < 50,
+            )
+        )
     else:
-        print("(no _build/artifacts/slider_latency.json: run the browser test to measure "
-              "the explorer sliders)")
+        print("(no _build/artifacts/slider_latency.json: run the browser test to measure the explorer sliders)")
 
     w0 = max(len(r[0]) for r in rows)
     w1 = max(len(r[1]) for r in rows)

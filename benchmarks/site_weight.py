@@ -51,8 +51,16 @@ sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
 from conftest import CHROMIUM_ARGS, chromium_path  # noqa: E402
 from site_checks import (  # noqa: E402
-    AXE_JS, JS_ALT_AUDIT, JS_MATH_TABSTOPS, SLOW_PHONE, StaticHostHandler, measure_main_thread, run_axe,
-    tab_presses_to_slider, wait_settled)
+    AXE_JS,
+    JS_ALT_AUDIT,
+    JS_MATH_TABSTOPS,
+    SLOW_PHONE,
+    StaticHostHandler,
+    measure_main_thread,
+    run_axe,
+    tab_presses_to_slider,
+    wait_settled,
+)
 
 CHAPTERS = re.compile(r"^book/0[1-9]")
 
@@ -89,8 +97,13 @@ def measure_page(browser, url: str, throttle: bool, contrast: bool = True) -> di
     sizes: dict[str, float] = {}
     kinds: dict[str, str] = {}
     urls: dict[str, str] = {}
-    cdp.on("Network.responseReceived", lambda e: (kinds.__setitem__(e["requestId"], e["type"]),
-                                                  urls.__setitem__(e["requestId"], e["response"]["url"])))
+    cdp.on(
+        "Network.responseReceived",
+        lambda e: (
+            kinds.__setitem__(e["requestId"], e["type"]),
+            urls.__setitem__(e["requestId"], e["response"]["url"]),
+        ),
+    )
     cdp.on("Network.loadingFinished", lambda e: sizes.__setitem__(e["requestId"], e["encodedDataLength"]))
     t0 = time.perf_counter()
     page.goto(url, wait_until="load", timeout=180_000)
@@ -104,8 +117,9 @@ def measure_page(browser, url: str, throttle: bool, contrast: bool = True) -> di
     out["requests"] = len(sizes)
     out["mb"] = round(total / 1e6, 2)
     out["mb_by_type"] = {k: round(v / 1e6, 3) for k, v in sorted(by_kind.items(), key=lambda x: -x[1])}
-    out["largest"] = sorted(((round(b / 1e6, 3), urls.get(rid, "?").rsplit("/", 1)[-1][:60])
-                             for rid, b in sizes.items()), reverse=True)[:5]
+    out["largest"] = sorted(
+        ((round(b / 1e6, 3), urls.get(rid, "?").rsplit("/", 1)[-1][:60]) for rid, b in sizes.items()), reverse=True
+    )[:5]
     axe = run_axe(page, skip=[] if contrast else ["color-contrast"])
     out["axe_nodes"] = sum(v["nodes"] for v in axe)
     out["axe"] = {v["id"]: v["nodes"] for v in axe}
@@ -115,8 +129,9 @@ def measure_page(browser, url: str, throttle: bool, contrast: bool = True) -> di
     ctx.close()
     # 2. cold visit on the slow phone link
     if throttle:
-        ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
-                                  device_scale_factor=3, service_workers="block")
+        ctx = browser.new_context(
+            viewport={"width": 390, "height": 844}, is_mobile=True, device_scale_factor=3, service_workers="block"
+        )
         slow = measure_main_thread(ctx, url, SLOW_PHONE)
         ctx.close()
         out["fcp_slow_s"] = round(slow["fcp"] / 1000, 2)
@@ -130,21 +145,30 @@ def main() -> int:
     ap.add_argument("--html", type=Path, default=ROOT / "_build" / "html")
     ap.add_argument("--pages", nargs="*", help="pages without .html (default: all)")
     ap.add_argument("--no-throttle", action="store_true")
-    ap.add_argument("--no-gzip", action="store_true",
-                    help="serve uncompressed, like `python -m http.server` (default: gzip, like a static host)")
+    ap.add_argument(
+        "--no-gzip",
+        action="store_true",
+        help="serve uncompressed, like `python -m http.server` (default: gzip, like a static host)",
+    )
     ap.add_argument("--json", type=Path)
-    ap.add_argument("--fcp-pages", nargs="*",
-                    help="measure the slow-link first paint on these pages only (default: all)")
-    ap.add_argument("--contrast-pages", nargs="*",
-                    help="run axe's slow color-contrast rule on these pages only (default: all)")
-    ap.add_argument("--serve", type=int, metavar="PORT",
-                    help="only serve the site on 127.0.0.1:PORT (as measured here) until Ctrl-C, "
-                         "e.g. for Lighthouse")
+    ap.add_argument(
+        "--fcp-pages", nargs="*", help="measure the slow-link first paint on these pages only (default: all)"
+    )
+    ap.add_argument(
+        "--contrast-pages", nargs="*", help="run axe's slow color-contrast rule on these pages only (default: all)"
+    )
+    ap.add_argument(
+        "--serve",
+        type=int,
+        metavar="PORT",
+        help="only serve the site on 127.0.0.1:PORT (as measured here) until Ctrl-C, e.g. for Lighthouse",
+    )
     args = ap.parse_args()
     if args.serve is not None:
         server, base = _serve(args.html, compress=not args.no_gzip, port=args.serve)
-        print(f"serving {args.html} at {base}/ ({'uncompressed' if args.no_gzip else 'gzip'}); Ctrl-C stops",
-              flush=True)
+        print(
+            f"serving {args.html} at {base}/ ({'uncompressed' if args.no_gzip else 'gzip'}); Ctrl-C stops", flush=True
+        )
         try:
             threading.Event().wait()
         except KeyboardInterrupt:
@@ -158,8 +182,7 @@ def main() -> int:
     server, base = _serve(args.html, compress=not args.no_gzip)
     pages = args.pages or _pages(args.html)
     results: dict[str, dict] = {}
-    print(f"load average {os.getloadavg()[0]:.1f}; site {args.html}; "
-          f"{'uncompressed' if args.no_gzip else 'gzip'}")
+    print(f"load average {os.getloadavg()[0]:.1f}; site {args.html}; {'uncompressed' if args.no_gzip else 'gzip'}")
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
         for name in pages:
@@ -168,11 +191,14 @@ def main() -> int:
             r = measure_page(browser, f"{base}/{name}.html", throttle=throttle, contrast=contrast)
             results[name] = r
             alt = r["alt"]
-            print(f"{name:32s} {r['mb']:5.2f} MB {r['requests']:3d} req  slow link: FCP "
-                  f"{r.get('fcp_slow_s', float('nan')):4.1f} s LCP {r.get('lcp_slow_s', float('nan')):4.1f} s "
-                  f"TBT {r.get('tbt_slow_ms', float('nan')):5.0f} ms {'' if contrast else '(no contrast rule) '}  axe {r['axe_nodes']:3d} {r['axe']}  "
-                  f"img {alt['images']} bad-alt {alt['bad']}  math-tab {r['math_tabstops']}  "
-                  f"tabs->slider {r['tabs_to_first_slider']}", flush=True)
+            print(
+                f"{name:32s} {r['mb']:5.2f} MB {r['requests']:3d} req  slow link: FCP "
+                f"{r.get('fcp_slow_s', float('nan')):4.1f} s LCP {r.get('lcp_slow_s', float('nan')):4.1f} s "
+                f"TBT {r.get('tbt_slow_ms', float('nan')):5.0f} ms {'' if contrast else '(no contrast rule) '}  axe {r['axe_nodes']:3d} {r['axe']}  "
+                f"img {alt['images']} bad-alt {alt['bad']}  math-tab {r['math_tabstops']}  "
+                f"tabs->slider {r['tabs_to_first_slider']}",
+                flush=True,
+            )
         browser.close()
     server.shutdown()
     chapters = {k: v for k, v in results.items() if CHAPTERS.match(k)}

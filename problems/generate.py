@@ -22,6 +22,7 @@ Usage::
     python problems/generate.py ps3_bbp         # one set
     python problems/generate.py --out DIR       # another output folder
 """
+
 from __future__ import annotations
 
 import argparse
@@ -97,8 +98,10 @@ def chapter(master: Path) -> str:
 def grader_requirements() -> str:
     """The packages the grader needs: the readers' ones, seqrmt from the repository."""
     url = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["repository"]["url"]
-    lines = [line.split("#", 1)[0].strip() for line in
-             (ROOT / "binder" / "requirements.txt").read_text(encoding="utf-8").splitlines()]
+    lines = [
+        line.split("#", 1)[0].strip()
+        for line in (ROOT / "binder" / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    ]
     packages = [line for line in lines if line and line != "."]
     return "\n".join(packages + [f"seqrmt @ git+{url.rstrip('/')}.git"]) + "\n"
 
@@ -126,10 +129,16 @@ def generate_one(master: Path, out: Path, *, quiet: bool = True) -> dict:
         raise RuntimeError(f"otter assign wrote {len(zips)} autograder zips for {name}")
     shutil.move(zips[0], dest / "autograder.zip")
     qs = questions(master)
-    return {"name": name, "master": master.relative_to(ROOT).as_posix(), "chapter": chapter(master),
-            "student": f"{name}/student/{name}.ipynb", "solutions": f"{name}/autograder/{name}.ipynb",
-            "autograder": f"{name}/autograder.zip", "questions": qs,
-            "points": sum(q["points"] for q in qs)}
+    return {
+        "name": name,
+        "master": master.relative_to(ROOT).as_posix(),
+        "chapter": chapter(master),
+        "student": f"{name}/student/{name}.ipynb",
+        "solutions": f"{name}/autograder/{name}.ipynb",
+        "autograder": f"{name}/autograder.zip",
+        "questions": qs,
+        "points": sum(q["points"] for q in qs),
+    }
 
 
 def generate(out: Path = OUT, names: list[str] | None = None, *, quiet: bool = True) -> list[dict]:
@@ -155,8 +164,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verbose", action="store_true", help="show Otter's output")
     args = parser.parse_args(argv)
     for entry in generate(args.out, args.names, quiet=not args.verbose):
-        print(f"{entry['name']}: {len(entry['questions'])} questions, {entry['points']} points -> "
-              f"{args.out / entry['name']}")
+        print(
+            f"{entry['name']}: {len(entry['questions'])} questions, {entry['points']} points -> "
+            f"{args.out / entry['name']}"
+        )
     return 0
 
 

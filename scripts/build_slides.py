@@ -44,6 +44,7 @@ Usage::
     python scripts/build_slides.py 03_bbp     # some decks (the index lists all built decks)
     python scripts/build_slides.py --no-cache # execute every deck, whatever the cache holds
 """
+
 from __future__ import annotations
 
 import argparse
@@ -125,15 +126,16 @@ def render_outputs(cell, deck: str, index: int) -> str:
                 meta = out.get("metadata", {}).get("image/png", {})
                 alt = meta.get("alt") if isinstance(meta, dict) else None
                 if not alt:
-                    raise ValueError(f"{deck}: cell {index} shows a figure without alt text "
-                                     "(give the plot function an alt text with set_alt)")
+                    raise ValueError(
+                        f"{deck}: cell {index} shows a figure without alt text "
+                        "(give the plot function an alt text with set_alt)"
+                    )
                 png = _text(data["image/png"]).replace("\n", "")
                 size = ""
                 if isinstance(meta, dict) and meta.get("seqrmt_width"):
                     # a 2x PNG: show it at its CSS size (scaled down by max-width/height)
                     size = f' width="{int(meta["seqrmt_width"])}" height="{int(meta["seqrmt_height"])}"'
-                parts.append(f'<img class="figure" alt="{html.escape(alt)}"{size} '
-                             f'src="data:image/png;base64,{png}">')
+                parts.append(f'<img class="figure" alt="{html.escape(alt)}"{size} src="data:image/png;base64,{png}">')
             elif "text/markdown" in data:
                 parts.append(f'<div class="output-md">{render_markdown(_text(data["text/markdown"]))}</div>')
             elif "application/vnd.jupyter.widget-view+json" in data:
@@ -301,11 +303,15 @@ def execute(path: Path, use_cache: bool = True) -> tuple[nbformat.NotebookNode, 
         else:
             return cache.merge_match_into_notebook(nb)[1], "cache"
     t0 = time.perf_counter()
-    NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    NotebookClient(
+        nb, timeout=TIMEOUT, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    ).execute()
     if use_cache:
-        cache.cache_notebook_bundle(CacheBundleIn(nb, str(path), data={
-            "execution_seconds": time.perf_counter() - t0}), check_validity=False, overwrite=True)
+        cache.cache_notebook_bundle(
+            CacheBundleIn(nb, str(path), data={"execution_seconds": time.perf_counter() - t0}),
+            check_validity=False,
+            overwrite=True,
+        )
         seqrmt_cache.record_key(CACHE, str(path), key)
     return nb, "executed"
 
@@ -317,8 +323,9 @@ def build_deck(path: Path, use_cache: bool = True) -> tuple[str, int, float, str
     seconds = time.perf_counter() - t0
     title = deck_title(nb, deck)
     slides = deck_slides(nb, deck)
-    page = DECK_TEMPLATE.format(title=html.escape(title), style=STYLE,
-                                mathjax_config=MATHJAX_CONFIG, slides="\n".join(slides))
+    page = DECK_TEMPLATE.format(
+        title=html.escape(title), style=STYLE, mathjax_config=MATHJAX_CONFIG, slides="\n".join(slides)
+    )
     (OUT / f"{deck}.html").write_text(page, encoding="utf-8")
     return title, len(slides), seconds, source
 
@@ -335,8 +342,9 @@ def write_index() -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("decks", nargs="*", help="deck names (default: every slides/*.ipynb)")
-    parser.add_argument("--no-cache", action="store_true",
-                        help="execute every deck (neither read nor write the execution cache)")
+    parser.add_argument(
+        "--no-cache", action="store_true", help="execute every deck (neither read nor write the execution cache)"
+    )
     args = parser.parse_args(argv)
     paths = sorted(SLIDES_SRC.glob("[0-9]*.ipynb"))
     if args.decks:
@@ -372,8 +380,10 @@ def main(argv: list[str] | None = None) -> int:
     reports = ROOT / "_build" / "reports"
     reports.mkdir(parents=True, exist_ok=True)
     with open(reports / "executions.log", "a", encoding="utf-8") as log:
-        log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} slides: {len(paths)} decks, {len(runs)} executed "
-                  f"[{', '.join(runs)}], {len(cached)} from the cache [{', '.join(cached)}]\n")
+        log.write(
+            f"{time.strftime('%Y-%m-%d %H:%M:%S')} slides: {len(paths)} decks, {len(runs)} executed "
+            f"[{', '.join(runs)}], {len(cached)} from the cache [{', '.join(cached)}]\n"
+        )
     return 0
 
 

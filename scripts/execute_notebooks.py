@@ -20,6 +20,7 @@ took 229 s beside another kernel against 29 s alone).  A notebook that fails is 
 traceback, and the script exits with status 1 (nothing is cached for it).  Each run appends a
 line to ``_build/reports/executions.log``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -72,8 +73,14 @@ def deck_notebooks() -> list[Path]:
 
 
 #: The variables that size the thread pools of OpenBLAS, OpenMP, MKL, BLIS and Accelerate.
-THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
-                    "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+THREAD_VARIABLES = (
+    "OPENBLAS_NUM_THREADS",
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "BLIS_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+)
 
 
 def _limit_threads(threads: int) -> None:
@@ -89,8 +96,9 @@ def _run(path: str, timeout: int) -> tuple[str, dict, float, str | None]:
     from jupyter_cache.executors.utils import single_nb_execution
 
     nb = nbformat.read(path, as_version=4)
-    result = single_nb_execution(nb, cwd=str(Path(path).parent), timeout=timeout,
-                                 allow_errors=False, meta_override=True)
+    result = single_nb_execution(
+        nb, cwd=str(Path(path).parent), timeout=timeout, allow_errors=False, meta_override=True
+    )
     return path, nbformat.writes(nb), result.time, result.exc_string if result.err else None
 
 
@@ -98,8 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jobs", type=int, default=2, help="kernels at once (default 2)")
     parser.add_argument("--book", action="store_true", help="the book's notebooks only, not the decks")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="BLAS/OpenMP threads of each kernel (default 1)")
+    parser.add_argument("--threads", type=int, default=1, help="BLAS/OpenMP threads of each kernel (default 1)")
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
@@ -126,13 +133,15 @@ def main(argv: list[str] | None = None) -> int:
             todo.append(p)
     # the largest (longest-running) notebooks first
     todo.sort(key=lambda p: -p.stat().st_size)
-    print(f"{len(paths)} notebooks: {len(paths) - len(todo)} in the cache, {len(todo)} to execute "
-          f"with {args.jobs} kernel(s) of {args.threads} BLAS thread(s) each", flush=True)
+    print(
+        f"{len(paths)} notebooks: {len(paths) - len(todo)} in the cache, {len(todo)} to execute "
+        f"with {args.jobs} kernel(s) of {args.threads} BLAS thread(s) each",
+        flush=True,
+    )
     t0 = time.perf_counter()
     failed, done = [], []
-    seqrmt_cache.use_data_cache(CACHE)    # the kernels' slow seqrmt results, for the tests and rebuilds
-    with cf.ProcessPoolExecutor(max_workers=args.jobs, initializer=_limit_threads,
-                                initargs=(args.threads,)) as pool:
+    seqrmt_cache.use_data_cache(CACHE)  # the kernels' slow seqrmt results, for the tests and rebuilds
+    with cf.ProcessPoolExecutor(max_workers=args.jobs, initializer=_limit_threads, initargs=(args.threads,)) as pool:
         futures = [pool.submit(_run, str(p), timeout) for p in todo]
         for fut in cf.as_completed(futures):
             path, text, seconds, error = fut.result()
@@ -142,9 +151,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name}: FAILED after {seconds:.1f} s\n{error}", file=sys.stderr, flush=True)
                 continue
             cache.cache_notebook_bundle(
-                CacheBundleIn(nbformat.reads(text, as_version=4), path,
-                              data={"execution_seconds": seconds}),
-                check_validity=False, overwrite=True)
+                CacheBundleIn(nbformat.reads(text, as_version=4), path, data={"execution_seconds": seconds}),
+                check_validity=False,
+                overwrite=True,
+            )
             seqrmt_cache.record_key(CACHE, path, keys[path])
             done.append(f"{name} ({seconds:.1f} s)")
             print(f"{name}: executed in {seconds:.1f} s", flush=True)
@@ -152,9 +162,11 @@ def main(argv: list[str] | None = None) -> int:
     reports = ROOT / "_build" / "reports"
     reports.mkdir(parents=True, exist_ok=True)
     with open(reports / "executions.log", "a", encoding="utf-8") as log:
-        log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} execute_notebooks (--jobs {args.jobs}): "
-                  f"{len(paths)} notebooks, {len(done)} executed [{', '.join(done)}], "
-                  f"{len(paths) - len(todo)} from the cache, {len(failed)} failed in {elapsed:.0f} s\n")
+        log.write(
+            f"{time.strftime('%Y-%m-%d %H:%M:%S')} execute_notebooks (--jobs {args.jobs}): "
+            f"{len(paths)} notebooks, {len(done)} executed [{', '.join(done)}], "
+            f"{len(paths) - len(todo)} from the cache, {len(failed)} failed in {elapsed:.0f} s\n"
+        )
     print(f"done in {elapsed:.0f} s" + (f"; failed: {', '.join(failed)}" if failed else ""))
     return 1 if failed else 0
 

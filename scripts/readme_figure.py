@@ -6,6 +6,7 @@ The figure is the simulated spectrum of the centered sample covariance of pooled
 sequences (prefix model, optimal weights, d = 400) with the predicted bulk
 kappa (MP_delta boxtimes MP_gamma) and the predicted signal outlier.
 """
+
 from __future__ import annotations
 
 import sys

@@ -8,6 +8,7 @@ each chapter notebook repeat it, so this script writes all of them, and
 
     python scripts/set_repository_url.py https://github.com/<owner>/<name>
 """
+
 from __future__ import annotations
 
 import re

@@ -4,6 +4,7 @@ The package behind the book "How does attention help?", which follows
 M. E. A. Seddik, *How Does Attention Help? Insights from Random Matrices on Signal
 Recovery from Sequence Models* (arXiv:2605.06826).
 """
+
 from .model import *  # noqa: F401,F403
 from .spectrum import *  # noqa: F401,F403
 from .fixed_T_bulk import *  # noqa: F401,F403
@@ -30,7 +31,6 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-
 def _version() -> str:
     """The version, written once, in ``pyproject.toml``: from the installed package's metadata, or
     from ``pyproject.toml`` beside the package when it is imported from a source tree."""
@@ -39,13 +39,13 @@ def _version() -> str:
     import re
 
     pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
-    if pyproject.is_file():                 # a source tree (an editable install included)
+    if pyproject.is_file():  # a source tree (an editable install included)
         m = re.search(r'^version\s*=\s*"([^"]+)"', pyproject.read_text(encoding="utf-8"), re.M)
         if m:
             return m.group(1)
     try:
         return metadata.version("seqrmt")
-    except metadata.PackageNotFoundError:   # pragma: no cover - neither installed nor a source tree
+    except metadata.PackageNotFoundError:  # pragma: no cover - neither installed nor a source tree
         return "unknown"
 
 

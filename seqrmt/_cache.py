@@ -10,6 +10,7 @@ package's source: an edit of ``seqrmt`` or an upgrade never reads an old entry. 
 to a temporary file and renamed, so processes running side by side never read a part of one, and an
 entry that cannot be read is computed again.  Only folders you name are read: an entry is a pickle.
 """
+
 from __future__ import annotations
 
 import functools
@@ -67,7 +68,7 @@ def cached(kind: str, key: tuple, build: Callable[[], T]) -> T:
     try:
         with open(path, "rb") as handle:
             return pickle.load(handle)
-    except Exception:                 # no entry, or a damaged one (or of a class that changed): compute
+    except Exception:  # no entry, or a damaged one (or of a class that changed): compute
         pass
     value = build()
     try:
@@ -80,7 +81,7 @@ def cached(kind: str, key: tuple, build: Callable[[], T]) -> T:
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
-    except OSError:                   # a read-only or full disk: the value is still returned
+    except OSError:  # a read-only or full disk: the value is still returned
         pass
     return value
 

@@ -4,6 +4,7 @@ Every check raises :class:`TypeError` for a wrong type and :class:`ValueError`
 for a value out of range, and the message names the parameter and the allowed
 range, so that bad input never turns into a silent NaN.
 """
+
 from __future__ import annotations
 
 import numbers
@@ -117,7 +118,9 @@ def seed(value: Any) -> np.random.Generator:
     """A numpy Generator from ``None``, an int or a Generator."""
     if isinstance(value, np.random.Generator):
         return value
-    if value is None or (isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, bool) and value >= 0):
+    if value is None or (
+        isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, bool) and value >= 0
+    ):
         return np.random.default_rng(value)
     raise TypeError(f"seed must be None, a non-negative int or a numpy Generator, got {value!r}")
 

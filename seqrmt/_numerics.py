@@ -11,6 +11,7 @@
 * the limit on BLAS threads of the simulations (:class:`blas_threads`, public as
   ``seqrmt.validation.blas_threads``).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -35,7 +36,6 @@ def _tokens(tokens: ArrayLike, V: int) -> np.ndarray:
     return arr
 
 
-
 def _token_matrix(tokens: np.ndarray, w: np.ndarray, V: int):
     """Sparse ``N x V`` matrix ``A[n, v] = sum_t w_t 1{v(n,t) = v}`` (repeated tokens summed).
 
@@ -46,8 +46,7 @@ def _token_matrix(tokens: np.ndarray, w: np.ndarray, V: int):
     from scipy import sparse
 
     N, T = tokens.shape
-    return sparse.csr_matrix((np.tile(w, N), (np.repeat(np.arange(N), T), tokens.ravel())),
-                             shape=(N, V))
+    return sparse.csr_matrix((np.tile(w, N), (np.repeat(np.arange(N), T), tokens.ravel())), shape=(N, V))
 
 
 def _eigh_top(S: np.ndarray, k: int, *, overwrite: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -67,17 +66,16 @@ def _eigh_top(S: np.ndarray, k: int, *, overwrite: bool = False) -> tuple[np.nda
         return lam[::-1].copy(), vecs[:, ::-1][:, :k]
     A = S
     if overwrite and not S.flags.f_contiguous and S.flags.c_contiguous:
-        A = S.T          # the same symmetric matrix, in Fortran order: LAPACK works in place
+        A = S.T  # the same symmetric matrix, in Fortran order: LAPACK works in place
     lwork = int(lapack.dsytrd_lwork(n, lower=1)[0])
     c, diag, off, tau, info = lapack.dsytrd(A, lower=1, lwork=lwork, overwrite_a=overwrite)
     if info != 0:
         raise np.linalg.LinAlgError(f"dsytrd failed (info = {info})")
     lam = linalg.eigh_tridiagonal(diag, off, eigvals_only=True, lapack_driver="sterf")
-    _, Z = linalg.eigh_tridiagonal(diag, off, select="i", select_range=(n - k, n - 1),
-                                   lapack_driver="stebz")
+    _, Z = linalg.eigh_tridiagonal(diag, off, select="i", select_range=(n - k, n - 1), lapack_driver="stebz")
     # Q = H(1) ... H(n-1), reflectors stored below the subdiagonal as in a QR of c[1:, :n-1]
     Z = np.asfortranarray(Z)
-    QZ, _, info = lapack.dormqr("L", "N", c[1:, :n - 1], tau[:n - 1], Z[1:], max(1, 64 * k))
+    QZ, _, info = lapack.dormqr("L", "N", c[1:, : n - 1], tau[: n - 1], Z[1:], max(1, 64 * k))
     if info != 0:
         raise np.linalg.LinAlgError(f"dormqr failed (info = {info})")
     Z[1:] = QZ
@@ -101,6 +99,7 @@ def _spectral_weights(S: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndar
     def full():
         lam, vecs = np.linalg.eigh(S)
         return lam, (vecs.T @ Y) ** 2
+
     if n < 3:
         return full()
     lwork = int(lapack.dsytrd_lwork(n, lower=1)[0])
@@ -108,13 +107,13 @@ def _spectral_weights(S: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndar
     if info != 0:
         raise np.linalg.LinAlgError(f"dsytrd failed (info = {info})")
     Z = np.array(Y, order="F")
-    QtY, _, info = lapack.dormqr("L", "T", c[1:, :n - 1], tau[:n - 1], Z[1:], max(1, 64 * Z.shape[1]))
+    QtY, _, info = lapack.dormqr("L", "T", c[1:, : n - 1], tau[: n - 1], Z[1:], max(1, 64 * Z.shape[1]))
     if info != 0:
         raise np.linalg.LinAlgError(f"dormqr failed (info = {info})")
     Z[1:] = QtY
     try:
         lam, W = linalg.eigh_tridiagonal(diag, off, lapack_driver="stemr")
-    except np.linalg.LinAlgError:     # stemr fails on some large clusters (many zero eigenvalues)
+    except np.linalg.LinAlgError:  # stemr fails on some large clusters (many zero eigenvalues)
         return full()
     return lam, (W.T @ Z) ** 2
 
@@ -137,19 +136,25 @@ def _phi_parts(theta, delta, gamma, kappa):
     return lam, eta_pop, phi, dphi, A
 
 
-def _realized(beta: float, delta: float, finite_table: bool, delta_norm2, spike_norm2,
-              zbar_norm2) -> tuple[float, float, float]:
+def _realized(
+    beta: float, delta: float, finite_table: bool, delta_norm2, spike_norm2, zbar_norm2
+) -> tuple[float, float, float]:
     """``(||mu + Delta||^2, cos^2(u_tilde, u), ||zbar||^2)`` used by :func:`predict`."""
-    given = {k: v for k, v in (("delta_norm2", delta_norm2), ("spike_norm2", spike_norm2),
-                               ("zbar_norm2", zbar_norm2)) if v is not None}
+    given = {
+        k: v
+        for k, v in (("delta_norm2", delta_norm2), ("spike_norm2", spike_norm2), ("zbar_norm2", zbar_norm2))
+        if v is not None
+    }
     if not finite_table and given:
-        raise ValueError(f"realized table norms ({', '.join(given)}) need finite_table=True "
-                         "(the idealized statement has Delta = zbar = 0)")
+        raise ValueError(
+            f"realized table norms ({', '.join(given)}) need finite_table=True "
+            "(the idealized statement has Delta = zbar = 0)"
+        )
     n2 = None if delta_norm2 is None else _checks.nonnegative("delta_norm2", delta_norm2)
     z2 = delta if zbar_norm2 is None else _checks.nonnegative("zbar_norm2", zbar_norm2)
     if spike_norm2 is None:
         s2 = beta + (delta if n2 is None else n2)
-        x = 0.0                                  # mu^T Delta at its mean
+        x = 0.0  # mu^T Delta at its mean
     else:
         s2 = _checks.nonnegative("spike_norm2", spike_norm2)
         if n2 is None:
@@ -158,13 +163,14 @@ def _realized(beta: float, delta: float, finite_table: bool, delta_norm2, spike_
             # proportion to their variances 4 beta / V and 2 d / V^2, i.e. 2 beta : delta
             x = beta * (s2 - beta - delta) / (2.0 * beta + delta)
         else:
-            x = 0.5 * (s2 - beta - n2)           # exact: ||mu + Delta||^2 = beta + 2 x + ||Delta||^2
+            x = 0.5 * (s2 - beta - n2)  # exact: ||mu + Delta||^2 = beta + 2 x + ||Delta||^2
             lo, hi = (np.sqrt(beta) - np.sqrt(n2)) ** 2, (np.sqrt(beta) + np.sqrt(n2)) ** 2
             slack = 1e-9 * (beta + n2 + s2)
             if not lo - slack <= s2 <= hi + slack:
                 raise ValueError(
                     f"spike_norm2 = {s2} is not a possible ||mu + Delta||^2 for beta = {beta} and "
-                    f"delta_norm2 = {n2}: by Cauchy-Schwarz it must lie in [{lo:.6g}, {hi:.6g}]")
+                    f"delta_norm2 = {n2}: by Cauchy-Schwarz it must lie in [{lo:.6g}, {hi:.6g}]"
+                )
     if beta > 0 and s2 > 0:
         frac = min(1.0, max(0.0, (beta + x) ** 2 / (beta * s2)))
     else:
@@ -172,8 +178,7 @@ def _realized(beta: float, delta: float, finite_table: bool, delta_norm2, spike_
     return s2, frac, z2
 
 
-def _compress(t: np.ndarray, K: int, top: int = 0,
-              weights: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+def _compress(t: np.ndarray, K: int, top: int = 0, weights: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
     """Atoms of the sorted sample ``t``: the ``top`` largest values kept one by one, the others
     averaged in ``K`` consecutive groups of (nearly) equal size.  Returns ``(values, counts)``,
     ``counts`` the number of sample points behind each atom (the mean of ``t`` is kept); with
@@ -192,11 +197,12 @@ def _compress(t: np.ndarray, K: int, top: int = 0,
     return out + (np.concatenate([np.add.reduceat(weights[:n_low], idx[:-1]), weights[n_low:]]),)
 
 
-_ETA_RATIO = 4.0   # continuation: eta divided by this at each level
+_ETA_RATIO = 4.0  # continuation: eta divided by this at each level
 
 
-def _silverstein_solve(x: ArrayLike, eta_end: ArrayLike, t: np.ndarray, p: np.ndarray, c: float,
-                       U: float) -> np.ndarray:
+def _silverstein_solve(
+    x: ArrayLike, eta_end: ArrayLike, t: np.ndarray, p: np.ndarray, c: float, U: float
+) -> np.ndarray:
     """``G(x + i eta_end)`` solving Silverstein's equation ``z = 1/G + c sum_j p_j t_j/(1 - t_j G)``.
 
     The Stieltjes transform of the spectrum of a sample covariance of dimension ``V`` from
@@ -227,7 +233,7 @@ def _silverstein_solve(x: ArrayLike, eta_end: ArrayLike, t: np.ndarray, p: np.nd
                 step = F / dF
             step = np.where(np.isfinite(step), step, 0.5 * Ga)
             new = Ga - step
-            for _h in range(30):          # stay in the lower half plane (physical root)
+            for _h in range(30):  # stay in the lower half plane (physical root)
                 bad = ~(new.imag < 0) | ~np.isfinite(new)
                 if not bad.any():
                     break
@@ -254,6 +260,7 @@ class blas_threads:
     def __enter__(self):
         if self.n is not None:
             from threadpoolctl import threadpool_limits
+
             self._limiter = threadpool_limits(limits=self.n, user_api="blas")
         return self
 

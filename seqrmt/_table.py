@@ -4,6 +4,7 @@ A plain container of numpy arrays with no import from :mod:`seqrmt`, so that :mo
 (which draws it, :func:`seqrmt.make_table`) and :mod:`seqrmt._checks` (which checks an argument is
 one) both import it at the top, with no import cycle.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -47,7 +48,7 @@ class VocabularyTable:
     @property
     def Delta(self) -> np.ndarray:
         """Noise of the empirical class-mean difference, ``(1/V) sum_v s_v z_v``."""
-        return self.E @ self.signs / self.V - self.mu   # (1/V) sum_v s_v e_v = mu + Delta
+        return self.E @ self.signs / self.V - self.mu  # (1/V) sum_v s_v e_v = mu + Delta
 
     @property
     def spike_norm2(self) -> float:

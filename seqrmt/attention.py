@@ -4,6 +4,7 @@
 the signal, and their ratio ``alpha / kappa`` is the Rayleigh quotient that optimal
 attention maximizes.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -148,7 +149,7 @@ def _simplex_exact(R: np.ndarray) -> np.ndarray:
         if not ok.any():
             continue
         top = lam[:, -1]
-        i = int(np.argmax(np.where(ok, top, -np.inf)))   # first (lexicographic) maximizer
+        i = int(np.argmax(np.where(ok, top, -np.inf)))  # first (lexicographic) maximizer
         if best[1] is None or top[i] > best[0] + 1e-10 * max(1.0, abs(best[0])):
             w = np.zeros(T)
             w[idx[i]] = v[i]
@@ -171,12 +172,17 @@ def _simplex_ascent(R: np.ndarray, *, n_random: int = 200, max_iter: int = 5000)
     T = R.shape[0]
     _, u = _top_eigenvector(R)
     rng = np.random.default_rng(0)
-    starts = [np.eye(T), np.ones((T, 1)), np.maximum(u, 0)[:, None], np.maximum(-u, 0)[:, None],
-              rng.dirichlet(np.ones(T), size=n_random).T]
+    starts = [
+        np.eye(T),
+        np.ones((T, 1)),
+        np.maximum(u, 0)[:, None],
+        np.maximum(-u, 0)[:, None],
+        rng.dirichlet(np.ones(T), size=n_random).T,
+    ]
     X = np.concatenate(starts, axis=1)
     X = X[:, np.linalg.norm(X, axis=0) > 0]
     X /= np.linalg.norm(X, axis=0)
-    found: dict[tuple, np.ndarray | None] = {}          # support -> polished point (or None)
+    found: dict[tuple, np.ndarray | None] = {}  # support -> polished point (or None)
     points = []
     for it in range(max_iter):
         if X.shape[1] == 0:
@@ -185,9 +191,9 @@ def _simplex_ascent(R: np.ndarray, *, n_random: int = 200, max_iter: int = 5000)
         n = np.linalg.norm(Y, axis=0)
         Y = np.where(n > 0, Y / np.where(n > 0, n, 1.0), X)
         still = np.max(np.abs(Y - X), axis=0) >= 1e-13
-        points += list(Y[:, ~still].T)                   # converged: keep as candidates
+        points += list(Y[:, ~still].T)  # converged: keep as candidates
         X = Y[:, still]
-        if it % 20 == 19:                                # active-set polish of each support
+        if it % 20 == 19:  # active-set polish of each support
             keep = np.ones(X.shape[1], dtype=bool)
             for j in range(X.shape[1]):
                 x = X[:, j]
@@ -281,13 +287,15 @@ def optimal_weights(R: ArrayLike, *, normalize: str = "sum", simplex: bool = Fal
         raise ValueError(f"normalize must be one of {_NORMALIZATIONS}, got {normalize!r}")
     simplex = _checks.flag("simplex", simplex)
     if simplex and normalize != "sum":
-        raise ValueError("simplex=True returns attention weights, which sum to one: it cannot be "
-                         f"combined with normalize={normalize!r} (use normalize='sum', the default)")
+        raise ValueError(
+            "simplex=True returns attention weights, which sum to one: it cannot be "
+            f"combined with normalize={normalize!r} (use normalize='sum', the default)"
+        )
     top, u = _top_eigenvector(R)
     if normalize == "unit":
         return u
     tol = 1e-9 * np.max(np.abs(u))
-    if u.min() >= -tol:                                   # one sign: an attention vector
+    if u.min() >= -tol:  # one sign: an attention vector
         w = np.where(u > tol, u, 0.0)
         return w / w.sum()
     if not simplex:
@@ -297,7 +305,8 @@ def optimal_weights(R: ArrayLike, *, normalize: str = "sum", simplex: bool = Fal
             "Attention weights live on the simplex (w >= 0, sum 1), so no attention vector reaches "
             f"the maximum alpha/kappa = lambda_max(R) = {top:.4g}. Use normalize='unit' for the "
             "unconstrained optimum (any real weights, unit norm), or simplex=True for the best "
-            "attention weights.")
+            "attention weights."
+        )
     T = R.shape[0]
     w = _simplex_exact(R) if T <= _SIMPLEX_EXACT_MAX_T else _simplex_ascent(R)
     w = np.where(w > 1e-12 * w.max(), w, 0.0)
@@ -329,23 +338,22 @@ def causal_weights(T: int, tau: float = 0.0, *, strict: bool = False) -> np.ndar
     t = np.arange(1, T + 1, dtype=float)
     if strict:
         inv = np.zeros(T)
-        inv[1:] = 1.0 / (t[1:] - 1.0)                    # each query t >= 2 averages s < t
-        tail = np.cumsum(inv[::-1])[::-1]                # sum_{t' >= s} inv[t']
-        w = np.append(tail[1:], 0.0) / (T - 1)          # sum over queries t > s
+        inv[1:] = 1.0 / (t[1:] - 1.0)  # each query t >= 2 averages s < t
+        tail = np.cumsum(inv[::-1])[::-1]  # sum_{t' >= s} inv[t']
+        w = np.append(tail[1:], 0.0) / (T - 1)  # sum over queries t > s
         return w
     if tau > 700:
         raise ValueError(f"tau must be <= 700 (exp overflow), got {tau}")
     a = np.exp(tau)
-    with np.errstate(divide="ignore", invalid="ignore"):   # only at t = 1 when e^tau == 0
-        inv = 1.0 / (a + (t - 1.0))                      # query t: weight of each cross key
-        self_w = a * inv                                 # query s: weight of its own key
-    self_w[0] = 1.0                                      # query 1 sees only itself
+    with np.errstate(divide="ignore", invalid="ignore"):  # only at t = 1 when e^tau == 0
+        inv = 1.0 / (a + (t - 1.0))  # query t: weight of each cross key
+        self_w = a * inv  # query s: weight of its own key
+    self_w[0] = 1.0  # query 1 sees only itself
     after = np.append(np.cumsum(inv[:0:-1])[::-1], 0.0)  # sum_{t > s} 1/(e^tau + t - 1)
     return (self_w + after) / T
 
 
-def causal_attention(X: ArrayLike, tau: float = 0.0, *, strict: bool = False,
-                     return_weights: bool = False):
+def causal_attention(X: ArrayLike, tau: float = 0.0, *, strict: bool = False, return_weights: bool = False):
     """Finite-``d`` parameter-free causal softmax attention pooling.
 
     For each sequence ``X[n]`` (``T x d``): scores ``A_ts = (tau/d) <x_t, x_s>`` for the
@@ -387,7 +395,7 @@ def causal_attention(X: ArrayLike, tau: float = 0.0, *, strict: bool = False,
     sc = sc - sc.max(axis=2, keepdims=True)
     a = np.exp(sc)
     a /= a.sum(axis=2, keepdims=True)
-    W = a.mean(axis=1)                                   # (N, T)
+    W = a.mean(axis=1)  # (N, T)
     C = np.einsum("nt,ntd->dn", W, X)
     return (C, W) if return_weights else C
 

@@ -1,5 +1,6 @@
 """Simulations of the model (Section 6): spectra, eigenvector alignment, repetition
 over seeds, and the downstream ridge classification."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -12,8 +13,7 @@ from . import _checks
 from ._numerics import _eigh_top
 from .model import VocabularyTable, make_table, pool, sample_signs, sample_tokens
 
-__all__ = ["Simulation", "simulate", "simulate_table", "repeat", "Summary",
-           "ridge_accuracy", "classification_curve"]
+__all__ = ["Simulation", "simulate", "simulate_table", "repeat", "Summary", "ridge_accuracy", "classification_curve"]
 
 
 @dataclass(frozen=True)
@@ -52,8 +52,7 @@ class Simulation:
         ``sr.predict(..., **sim.realized_norms)`` predicts for this very table:
         ``spike_norm2``, ``delta_norm2`` and ``zbar_norm2`` in place of their limits.
         """
-        return dict(spike_norm2=self.spike_norm2, delta_norm2=self.delta_norm2,
-                    zbar_norm2=self.zbar_norm2)
+        return dict(spike_norm2=self.spike_norm2, delta_norm2=self.delta_norm2, zbar_norm2=self.zbar_norm2)
 
     @property
     def signal_index(self) -> int:
@@ -61,9 +60,17 @@ class Simulation:
         return int(np.argmax(self.overlaps))
 
 
-def simulate_table(table: VocabularyTable, N: int, w: ArrayLike, R: ArrayLike, *,
-                   centered: bool = True, seed=None, n_vectors: int = 5,
-                   return_matrix: bool = False):
+def simulate_table(
+    table: VocabularyTable,
+    N: int,
+    w: ArrayLike,
+    R: ArrayLike,
+    *,
+    centered: bool = True,
+    seed=None,
+    n_vectors: int = 5,
+    return_matrix: bool = False,
+):
     """Simulate ``S`` for a given vocabulary table (see :func:`simulate`)."""
     table = _checks.table(table)
     N = _checks.integer("N", N)
@@ -86,15 +93,30 @@ def simulate_table(table: VocabularyTable, N: int, w: ArrayLike, R: ArrayLike, *
     Delta = table.Delta
     overlaps = (u @ vecs) ** 2 if u is not None else np.zeros(vecs.shape[1])
     mean_overlaps = (zbar @ vecs) ** 2 / (zbar @ zbar)
-    out = Simulation(eigenvalues=lam, overlaps=overlaps, mean_overlaps=mean_overlaps,
-                     delta_norm2=float(Delta @ Delta), zbar_norm2=float(zbar @ zbar),
-                     spike_norm2=table.spike_norm2,
-                     params=dict(d=table.d, V=table.V, N=N, beta=table.beta, centered=centered))
+    out = Simulation(
+        eigenvalues=lam,
+        overlaps=overlaps,
+        mean_overlaps=mean_overlaps,
+        delta_norm2=float(Delta @ Delta),
+        zbar_norm2=float(zbar @ zbar),
+        spike_norm2=table.spike_norm2,
+        params=dict(d=table.d, V=table.V, N=N, beta=table.beta, centered=centered),
+    )
     return (out, S) if return_matrix else out
 
 
-def simulate(d: int, V: int, N: int, w: ArrayLike, R: ArrayLike, beta: float, *,
-             centered: bool = True, seed=None, n_vectors: int = 5) -> Simulation:
+def simulate(
+    d: int,
+    V: int,
+    N: int,
+    w: ArrayLike,
+    R: ArrayLike,
+    beta: float,
+    *,
+    centered: bool = True,
+    seed=None,
+    n_vectors: int = 5,
+) -> Simulation:
     """Draw a table, ``N`` sequences and the pooled ``S``; return its spectrum.
 
     The cost is forming ``C C^T`` (``d^2 N`` flops) and the symmetric
@@ -143,8 +165,9 @@ class Summary:
         return np.asarray(self.std[name]) / np.sqrt(self.n)
 
 
-def repeat(fn: Callable[[int], Mapping[str, ArrayLike]], seeds: Sequence[int] | int,
-           *, progress: bool = False) -> Summary:
+def repeat(
+    fn: Callable[[int], Mapping[str, ArrayLike]], seeds: Sequence[int] | int, *, progress: bool = False
+) -> Summary:
     """Run ``fn(seed)`` for each seed and summarize each returned quantity.
 
     ``fn`` returns a mapping of names to numbers or equal-shape arrays. ``seeds`` is a
@@ -183,8 +206,9 @@ def _labelled(table, N, w, R, rng):
     return C.T, xi[:, 0]
 
 
-def ridge_accuracy(table: VocabularyTable, N: int, w: ArrayLike, R: ArrayLike, *,
-                   ridge: float = 1.0, n_test: int = 2000, seed=None) -> float:
+def ridge_accuracy(
+    table: VocabularyTable, N: int, w: ArrayLike, R: ArrayLike, *, ridge: float = 1.0, n_test: int = 2000, seed=None
+) -> float:
     """Test accuracy of ridge regression predicting the label ``y = xi_1`` from ``c_n``.
 
     Fits ``b = (C^T C / N + ridge I)^{-1} C^T y / N`` on ``N`` centered training sequences
@@ -208,7 +232,7 @@ def ridge_accuracy(table: VocabularyTable, N: int, w: ArrayLike, R: ArrayLike, *
     m = X.mean(axis=0)
     X, Xt = X - m, Xt - m
     d = X.shape[1]
-    if N < d:      # dual form: same solution, cheaper
+    if N < d:  # dual form: same solution, cheaper
         b = X.T @ np.linalg.solve(X @ X.T / N + ridge * np.eye(N), y / N)
     else:
         b = np.linalg.solve(X.T @ X / N + ridge * np.eye(d), X.T @ y / N)
@@ -216,9 +240,19 @@ def ridge_accuracy(table: VocabularyTable, N: int, w: ArrayLike, R: ArrayLike, *
     return float(np.mean(pred == yt))
 
 
-def classification_curve(d: int, V: int, Ns: Sequence[int], weights: Mapping[str, ArrayLike],
-                         R: ArrayLike, beta: float, *, ridge: float = 1.0, n_test: int = 2000,
-                         seeds: Sequence[int] | int = 5, progress: bool = False) -> dict:
+def classification_curve(
+    d: int,
+    V: int,
+    Ns: Sequence[int],
+    weights: Mapping[str, ArrayLike],
+    R: ArrayLike,
+    beta: float,
+    *,
+    ridge: float = 1.0,
+    n_test: int = 2000,
+    seeds: Sequence[int] | int = 5,
+    progress: bool = False,
+) -> dict:
     """Ridge accuracy against ``N`` for several weightings, mean and spread over seeds.
 
     Paired design: for a given seed and sample size ``N``, every weighting sees the
@@ -269,12 +303,15 @@ def classification_curve(d: int, V: int, Ns: Sequence[int], weights: Mapping[str
         table = make_table(d, V, beta, seed=rng)
         # one sequence seed per N, shared by every weighting: a paired comparison
         seq_seeds = rng.integers(0, 2**63 - 1, size=len(Ns))
-        return {name: [ridge_accuracy(table, n, w, R, ridge=ridge, n_test=n_test, seed=int(s))
-                       for n, s in zip(Ns, seq_seeds)] for name, w in weights.items()}
+        return {
+            name: [
+                ridge_accuracy(table, n, w, R, ridge=ridge, n_test=n_test, seed=int(s)) for n, s in zip(Ns, seq_seeds)
+            ]
+            for name, w in weights.items()
+        }
 
     summ = repeat(one, seeds, progress=progress)
     out = {"N": np.array(Ns)}
     for name in weights:
-        out[name] = {"mean": summ.mean[name], "std": summ.std[name], "n": summ.n,
-                     "values": summ.values[name]}
+        out[name] = {"mean": summ.mean[name], "std": summ.std[name], "n": summ.n, "values": summ.values[name]}
     return out

@@ -1,6 +1,7 @@
 """The bulk of the spectrum at fixed ``T``: a generalized Marchenko-Pastur law (:func:`fixed_T_bulk_law`,
 :class:`FixedTBulkLaw`), with its atom at zero from the rank of the sparse token matrix
 (:func:`fixed_T_atom`, :func:`token_rank_fraction`)."""
+
 from __future__ import annotations
 
 import math
@@ -17,8 +18,7 @@ __all__ = ["fixed_T_atom", "token_rank_fraction", "FixedTBulkLaw", "fixed_T_bulk
 
 #: Old names of this module's functions and classes, from when the regime was also called "finite T":
 #: deprecated aliases (``old: new``), served by the module's ``__getattr__`` with a ``DeprecationWarning``.
-_DEPRECATED = {"finite_T_atom": "fixed_T_atom", "FiniteTBulkLaw": "FixedTBulkLaw",
-               "finite_T_bulk": "fixed_T_bulk_law"}
+_DEPRECATED = {"finite_T_atom": "fixed_T_atom", "FiniteTBulkLaw": "FixedTBulkLaw", "finite_T_bulk": "fixed_T_bulk_law"}
 
 # Conditionally on the tokens, S = Z M Z^T with M = A A^T / N (A the V x N weighted
 # token-count matrix, Z the d x V table noise).  The nonzero eigenvalues of S are those
@@ -27,6 +27,7 @@ _DEPRECATED = {"finite_T_atom": "fixed_T_atom", "FiniteTBulkLaw": "FixedTBulkLaw
 # c = V/d = 1/delta, Silverstein's equation for the companion reads, in the book's
 # convention G(z) = int dnu(t)/(z - t) (Silverstein's m is -G),
 #     z = 1/G + c int t / (1 - t G) dH(t).
+
 
 def _nonzero_weights(w: ArrayLike) -> tuple[np.ndarray, int]:
     w = _checks.weights(w)
@@ -79,10 +80,12 @@ def token_rank_fraction(n_nonzero: int, draws_per_token: float) -> float:
     a = np.linspace(0.0, 1.0, 4001)
     k = int(np.argmax(phi(a)))
     best = float(phi(a[k]))
-    if 0 < k < a.size - 1:     # refine an interior maximum (golden section on one grid cell)
+    if 0 < k < a.size - 1:  # refine an interior maximum (golden section on one grid cell)
         from scipy.optimize import minimize_scalar
-        res = minimize_scalar(lambda x: -phi(x), bounds=(a[k - 1], a[k + 1]), method="bounded",
-                              options={"xatol": 1e-12})
+
+        res = minimize_scalar(
+            lambda x: -phi(x), bounds=(a[k - 1], a[k + 1]), method="bounded", options={"xatol": 1e-12}
+        )
         best = max(best, float(-res.fun))
     return float(min(1.0, max(0.0, 1.0 - best)))
 
@@ -119,9 +122,9 @@ def _token_block(V: int, N: int, w: np.ndarray, rng: np.random.Generator) -> np.
     dense Gram matrix of the smaller side is diagonalized.
     """
     from scipy import sparse
+
     T = w.size
-    tok = np.argpartition(rng.random((N, V)), T - 1, axis=1)[:, :T] if T < V else \
-        np.tile(np.arange(V), (N, 1))
+    tok = np.argpartition(rng.random((N, V)), T - 1, axis=1)[:, :T] if T < V else np.tile(np.arange(V), (N, 1))
     A = sparse.csr_matrix((np.tile(w, N), (tok.ravel(), np.repeat(np.arange(N), T))), shape=(V, N))
     Ac = A.toarray()
     Ac -= Ac.mean(axis=1, keepdims=True)
@@ -137,8 +140,9 @@ def _token_gram_spectrum(ratio: float, w: tuple, n_tokens: int, block: int, seed
     with ``SEQRMT_CACHE_DIR``: ``seqrmt/_cache.py``)."""
     key = (ratio, w, n_tokens, block, seed)
     if key not in _H_CACHE:
-        _H_CACHE[key] = _cache.cached("token_gram_spectrum", key,
-                                      lambda: _draw_token_gram_spectrum(ratio, w, n_tokens, block, seed))
+        _H_CACHE[key] = _cache.cached(
+            "token_gram_spectrum", key, lambda: _draw_token_gram_spectrum(ratio, w, n_tokens, block, seed)
+        )
     return _H_CACHE[key]
 
 
@@ -149,7 +153,7 @@ def _draw_token_gram_spectrum(ratio: float, w: tuple, n_tokens: int, block: int,
     n_blocks = max(1, int(round(n_tokens / block)))
     n_seq_total = ratio * block * n_blocks
     out, done = [], 0
-    for b in range(n_blocks):      # spread the rounding of N over the blocks
+    for b in range(n_blocks):  # spread the rounding of N over the blocks
         N = max(1, int(round(n_seq_total * (b + 1) / n_blocks)) - done)
         done += N
         out.append(_token_block(block, N, wa, rng))
@@ -237,9 +241,19 @@ class FixedTBulkLaw(SpectralLaw):
         ``int pdf - (1 - atom)`` before the cdf table is normalized.
     """
 
-    def __init__(self, delta: float, gamma: float, w: ArrayLike, *, n_tokens: int = 6000,
-                 block: int = 500, n_atoms: int = 200, n_top: int = 40, seed: int = 0,
-                 grid: int = 1000) -> None:
+    def __init__(
+        self,
+        delta: float,
+        gamma: float,
+        w: ArrayLike,
+        *,
+        n_tokens: int = 6000,
+        block: int = 500,
+        n_atoms: int = 200,
+        n_top: int = 40,
+        seed: int = 0,
+        grid: int = 1000,
+    ) -> None:
         self.delta = _checks.positive("delta", delta)
         self.gamma = _checks.positive("gamma", gamma)
         self.w, self.n_nonzero = _nonzero_weights(w)
@@ -257,6 +271,7 @@ class FixedTBulkLaw(SpectralLaw):
         if self.n_nonzero == 1:
             # one token per sequence: A A^T is diagonal, w^2 times Poisson(delta/gamma) counts
             from scipy.stats import poisson
+
             k = np.arange(1, int(ratio + 12.0 * np.sqrt(ratio) + 40.0))
             self._t = self.gamma * float(wz[0]) ** 2 * k
             self._p = poisson.pmf(k, ratio)

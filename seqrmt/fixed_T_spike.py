@@ -2,6 +2,7 @@
 sparse token matrix (:class:`FixedTSpike`, :func:`fixed_T_spike_model`), its prediction
 (:func:`fixed_T_predict`, :class:`FixedTPrediction`) and the stored simulations with correlated
 positions (:func:`load_fixed_T_spike_correlated`, :func:`fixed_T_setting`)."""
+
 from __future__ import annotations
 
 import math
@@ -22,8 +23,14 @@ from .model import markov_correlation, prefix_correlation, sample_signs, sample_
 from .spectrum import bulk_edges
 from .spikes import Prediction, predict
 
-__all__ = ["FixedTSpike", "fixed_T_predict", "FixedTPrediction", "fixed_T_spike_model",
-           "load_fixed_T_spike_correlated", "fixed_T_setting"]
+__all__ = [
+    "FixedTSpike",
+    "fixed_T_predict",
+    "FixedTPrediction",
+    "fixed_T_spike_model",
+    "load_fixed_T_spike_correlated",
+    "fixed_T_setting",
+]
 
 #: Old names of this module's functions and classes, from when the regime was also called "finite T":
 #: deprecated aliases (``old: new``), served by the module's ``__getattr__`` with a ``DeprecationWarning``.
@@ -69,11 +76,12 @@ def _distinct_tokens(xi: np.ndarray, V: int, rng: np.random.Generator) -> np.nda
             return tok
         tok[n, t] = rng.integers(0, half, size=n.size) + np.where(xi[n, t] < 0, half, 0)
         rows = np.unique(n)
-    raise RuntimeError("could not draw distinct tokens")   # pragma: no cover
+    raise RuntimeError("could not draw distinct tokens")  # pragma: no cover
 
 
-def _spike_block(V: int, N: int, w: np.ndarray, R: np.ndarray, gamma: float,
-                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, float, float]:
+def _spike_block(
+    V: int, N: int, w: np.ndarray, R: np.ndarray, gamma: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, float, float]:
     """One draw of ``V`` tokens and ``N`` sequences of the model.
 
     Returns the nonzero eigenvalues ``t_i`` of ``m_c = gamma A P A^T`` (``A`` the ``V x N``
@@ -92,9 +100,9 @@ def _spike_block(V: int, N: int, w: np.ndarray, R: np.ndarray, gamma: float,
     k = A.sum(axis=1)
     A -= k[:, None] / N
     s = np.ones(V)
-    s[V // 2:] = -1.0
+    s[V // 2 :] = -1.0
     # the weights of s and k on the eigenvectors, without the eigenvectors (_spectral_weights)
-    if N <= V:                       # eigenvectors q_i = A r_i / sqrt(ev_i) from the N x N side
+    if N <= V:  # eigenvectors q_i = A r_i / sqrt(ev_i) from the N x N side
         ev, P = _spectral_weights(A.T @ A, np.column_stack([A.T @ s, A.T @ k]))
         keep = ev > 1e-9 * max(ev[-1], 1e-300)
         ev, P = ev[keep], P[keep] / ev[keep, None]
@@ -104,7 +112,7 @@ def _spike_block(V: int, N: int, w: np.ndarray, R: np.ndarray, gamma: float,
         ev, P = ev[keep], P[keep]
     ps, pk = P[:, 0], P[:, 1]
     t = gamma * ev
-    pk0 = max(float(k @ k) - float(pk.sum()), 0.0)   # part of k in the null space of m_c
+    pk0 = max(float(k @ k) - float(pk.sum()), 0.0)  # part of k in the null space of m_c
     g = gamma / N
 
     def secular(tau):
@@ -134,11 +142,12 @@ def _default_draws(Tp: int) -> tuple[int, int]:
     return 4096, 2048
 
 
-_OUTLIER_WEIGHT = 25.0   # an eigenvector of a draw of V tokens with s-weight above 25 / V is an outlier
+_OUTLIER_WEIGHT = 25.0  # an eigenvector of a draw of V tokens with s-weight above 25 / V is an outlier
 
 
-def _sparse_top(V: int, N: int, w: np.ndarray, R: np.ndarray, gamma: float, rng: np.random.Generator,
-                k: int = 1) -> tuple[np.ndarray, np.ndarray]:
+def _sparse_top(
+    V: int, N: int, w: np.ndarray, R: np.ndarray, gamma: float, rng: np.random.Generator, k: int = 1
+) -> tuple[np.ndarray, np.ndarray]:
     """The ``k`` largest eigenvalues (default: the largest) of ``m_c = gamma A P A^T`` for one draw of ``V`` tokens and ``N``
     sequences, with the weights ``(s^T q_i)^2 / V`` of the class vector, by Lanczos on the sparse
     token matrix (no dense ``V x V`` matrix: a draw of tens of thousands of tokens takes a fraction
@@ -158,7 +167,7 @@ def _sparse_top(V: int, N: int, w: np.ndarray, R: np.ndarray, gamma: float, rng:
 
     op = LinearOperator((V, V), matvec=mv, matmat=mv, dtype=float)
     s = np.ones(V)
-    s[V // 2:] = -1.0
+    s[V // 2 :] = -1.0
     # started from the class vector (plus noise), near the eigenvector sought: a few dozen products
     v0 = s / math.sqrt(V) + 0.1 * rng.standard_normal(V) / math.sqrt(V)
     ev, Q = eigsh(op, k=k, which="LA", v0=v0, tol=1e-9)
@@ -176,17 +185,17 @@ class _Measures:
         self.U = float(max(t.max(), self.to.max(initial=0.0)) * (1.0 + np.sqrt(c)) ** 2)
         x = np.union1d(np.linspace(x_lo, x_mid, 1200), np.geomspace(x_mid, x_mid * 1e5, 400))
         self.poles = []
-        for a in self.to:                      # G(x0) = 1/a: the pole of H of an outlier above nu_M
+        for a in self.to:  # G(x0) = 1/a: the pole of H of an outlier above nu_M
             if a > t.max():
                 q = t / (1.0 - t / a)
-                if -a * a + c * float((q * q) @ p) < 0:          # dz/dG < 0: the physical branch
+                if -a * a + c * float((q * q) @ p) < 0:  # dz/dG < 0: the physical branch
                     x0 = a + c * float(q @ p)
                     self.poles.append(x0)
                     x = np.union1d(x, x0 * (1.0 + np.geomspace(1e-10, 0.5, 300)))
                     x = x[(x <= x0 * (1 - 1e-3)) | (x > x0)]
         self.x = x
         self.Hg = self.H_of(x)[0]
-        self.branch = int(np.argmax(self.Hg.real))     # Re H decreases from there to the end
+        self.branch = int(np.argmax(self.Hg.real))  # Re H decreases from there to the end
 
     def H_of(self, x, eta=None):
         """``(H, H', G)`` at ``x + i eta`` (default ``eta = 1e-9 U``)."""
@@ -246,7 +255,7 @@ class _Measures:
             Hx, Hp, G = self.H_of(x[has])
             width[has] = np.abs(Hx.imag / Hx.real)
             eta[has] = (-G * (1.0 + Hx) ** 2 * delta / (b[has] * Hp)).real
-        at = np.abs(b - delta) <= 1e-12 * delta           # b = delta (beta = 0): the root is the pole
+        at = np.abs(b - delta) <= 1e-12 * delta  # b = delta (beta = 0): the root is the pole
         if at.any() and self.poles:
             k = int(np.argmax(self.poles))
             g0 = 1.0 / self.to[k]
@@ -466,10 +475,23 @@ class FixedTSpike:
         Smallest ``beta`` (with ``b = beta + delta``) for which the equation has a solution.
     """
 
-    def __init__(self, delta: float, gamma: float, w: ArrayLike, R: ArrayLike, *,
-                 d: int | None = None, n_tokens: int | None = None, block: int | None = None,
-                 n_atoms: int = 100, outlier_block: int | None = None, outlier_draws: int = 8,
-                 seed: int = 0, max_width: float = 0.05, max_count: float = 0.1) -> None:
+    def __init__(
+        self,
+        delta: float,
+        gamma: float,
+        w: ArrayLike,
+        R: ArrayLike,
+        *,
+        d: int | None = None,
+        n_tokens: int | None = None,
+        block: int | None = None,
+        n_atoms: int = 100,
+        outlier_block: int | None = None,
+        outlier_draws: int = 8,
+        seed: int = 0,
+        max_width: float = 0.05,
+        max_count: float = 0.1,
+    ) -> None:
         self.delta = _checks.positive("delta", delta)
         self.gamma = _checks.positive("gamma", gamma)
         self.R = _checks.correlation(R)
@@ -501,8 +523,9 @@ class FixedTSpike:
         half_atom = None
         if Tp == 1:
             from scipy.stats import poisson
+
             kk = np.arange(1, int(ratio + 12.0 * np.sqrt(ratio) + 40.0))
-            if self.d is not None:       # the count classes reached by half a token or more of V = d/delta
+            if self.d is not None:  # the count classes reached by half a token or more of V = d/delta
                 kk = kk[poisson.sf(kk - 1, ratio) * self.d / self.delta >= 0.5]
             t = self.gamma * self.kappa * kk
             p = poisson.pmf(kk, ratio)
@@ -519,9 +542,8 @@ class FixedTSpike:
             for _ in range(n_blocks):
                 tb, rb, tau, w1 = _spike_block(block, N, self.w, self.R, self.gamma, rng)
                 i = int(np.argmax(rb)) if rb.size else -1
-                if i >= 0 and rb[i] > thr and tb[i] >= tb.max():    # above the bulk: an atom of its own
-                    outs.append((tb[i], rb[i], tb[i] / max(float(np.partition(tb, -2)[-2]), 1e-300),
-                                 float(rb.sum())))
+                if i >= 0 and rb[i] > thr and tb[i] >= tb.max():  # above the bulk: an atom of its own
+                    outs.append((tb[i], rb[i], tb[i] / max(float(np.partition(tb, -2)[-2]), 1e-300), float(rb.sum())))
                     tb, rb = np.delete(tb, i), np.delete(rb, i)
                 ts.append(tb)
                 rs.append(rb)
@@ -531,9 +553,9 @@ class FixedTSpike:
             order = np.argsort(tt)
             tt, rr = tt[order], rr[order]
             h0 = 1.0 - token_rank_fraction(Tp, Tp * ratio)
-            self._samples = (tt, (1.0 - h0) / tt.size)        # sampled bulk of nu_M, mass of one point
+            self._samples = (tt, (1.0 - h0) / tt.size)  # sampled bulk of nu_M, mass of one point
             self.perron = (float(np.mean(taus)), float(np.mean(w1s)))
-            if 2 * len(outs) >= n_blocks:                       # an outlier of m along s
+            if 2 * len(outs) >= n_blocks:  # an outlier of m along s
                 ot, orw, sep, tot = (np.array(v, dtype=float) for v in zip(*outs))
                 s_mass = float(np.mean([rb.sum() for rb in rs])) + float(orw.sum()) / n_blocks
                 # well above the next eigenvalue: one eigenvector holds it; otherwise (short T, where
@@ -554,9 +576,9 @@ class FixedTSpike:
             def grouped(K, ro=ro):
                 t, counts, r = _compress(tt, K, 0, weights=rr)
                 p = (1.0 - h0) * counts / counts.sum()
-                t = t * self.kappa * self.delta / float(t @ p)            # exact mean of nu_M
+                t = t * self.kappa * self.delta / float(t @ p)  # exact mean of nu_M
                 if s_mass is None:
-                    r = r * self.alpha * self.delta / max(float(t @ r), 1e-300)   # exact mean of nu_s
+                    r = r * self.alpha * self.delta / max(float(t @ r), 1e-300)  # exact mean of nu_s
                 else:
                     r = r * max(s_mass - float(ro.sum()), 0.0) / max(float(r.sum()), 1e-300)
                 return t, p, r
@@ -592,8 +614,7 @@ class FixedTSpike:
         return float(tv @ rv / rv.sum()), float(rv.mean())
 
     def __repr__(self) -> str:
-        return (f"FixedTSpike(delta={self.delta!r}, gamma={self.gamma!r}, w={self.w.tolist()!r}, "
-                f"R={self.R.tolist()!r})")
+        return f"FixedTSpike(delta={self.delta!r}, gamma={self.gamma!r}, w={self.w.tolist()!r}, R={self.R.tolist()!r})"
 
     # -- the functions of the equation --------------------------------------------------
     def _H_of(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -614,13 +635,17 @@ class FixedTSpike:
         x, eta, width = self._m.solve(b, self.delta)
         xc, etac, _ = self._mc.solve(b, self.delta)
         xo, etao = self._mo.solve(b, self.delta)[:2] if self._mo is not None else (None, None)
-        keep = ~np.isnan(x) & (width <= self.max_width)   # inside the bulk: no eigenvalue of its own
+        keep = ~np.isnan(x) & (width <= self.max_width)  # inside the bulk: no eigenvalue of its own
         bad = keep & ((eta < -1e-6) | (eta > 1.0 + 1e-6))
         if bad.any():
             import warnings
-            warnings.warn(f"fixed-T squared cosine {eta[bad].tolist()} outside [0, 1]: the evaluation of "
-                          "the equation is wrong here (discretization of nu_M and nu_s)", RuntimeWarning,
-                          stacklevel=3)
+
+            warnings.warn(
+                f"fixed-T squared cosine {eta[bad].tolist()} outside [0, 1]: the evaluation of "
+                "the equation is wrong here (discretization of nu_M and nu_s)",
+                RuntimeWarning,
+                stacklevel=3,
+            )
         with np.errstate(invalid="ignore"):
             loc_err = np.where(keep, np.abs(xc - x) / x, np.nan)
             ov_err = np.where(keep, np.abs(etac - eta), np.nan)
@@ -701,6 +726,7 @@ class FixedTSpike:
             The expected counts and their resolutions (shape of ``x``).
         """
         from scipy.special import ndtr
+
         xx = _checks.real_array("x", x, allow_inf=False)
         if np.any(xx <= 0):
             raise ValueError("x must be > 0")
@@ -712,7 +738,7 @@ class FixedTSpike:
             V = d / self.delta
             a, m1 = self._samples
             top = float(self._t.max())
-            f = lambda y: float(self._psi(np.array([y]))[1][0])       # noqa: E731
+            f = lambda y: float(self._psi(np.array([y]))[1][0])  # noqa: E731
             hi = 2.0 * top + 1e-12
             while f(hi) <= 0:
                 hi *= 2.0
@@ -723,7 +749,7 @@ class FixedTSpike:
                 sd = np.maximum(ak * np.sqrt(2.0 * np.maximum(slope, 0.0) / d), 1e-300)
                 pr = ndtr(-(flat[:, None] - loc[None, :]) / sd[None, :])
                 count = count + V * m1 * pr.sum(axis=1)
-                res = V * m1 * pr[:, -1]                 # samples are sorted: the last is the largest
+                res = V * m1 * pr[:, -1]  # samples are sorted: the last is the largest
         return np.maximum(count, 0.0).reshape(xx.shape), res.reshape(xx.shape)
 
     def tail_mass(self, x: ArrayLike) -> np.ndarray:
@@ -752,8 +778,9 @@ class FixedTSpike:
             F = frac * G * (1.0 + Hs) / (1.0 - (b - self.delta) * Hs / self.delta) + (1.0 - frac) * G
         return float(0.5 - (F.real @ ds) / np.pi)
 
-    def mass_above(self, beta: float, threshold: float, *, spike_norm2: float | None = None,
-                   delta_norm2: float | None = None) -> float:
+    def mass_above(
+        self, beta: float, threshold: float, *, spike_norm2: float | None = None, delta_norm2: float | None = None
+    ) -> float:
         """Spectral mass of ``S`` in the direction ``u = mu / ||mu||`` above ``threshold``.
 
         ``mu_u((y, inf))`` for the law ``mu_u`` of ``conj-fixed-T-spike``, whose Stieltjes transform is
@@ -783,18 +810,26 @@ class FixedTSpike:
             return None, 0.0
         G1 = 1.0 / tau
         q = t / (1.0 - G1 * t)
-        slope = 1.0 - c * G1**2 * float((q * q) @ p)      # -G^2 dz/dG
+        slope = 1.0 - c * G1**2 * float((q * q) @ p)  # -G^2 dz/dG
         if slope <= 0:
             return None, 0.0
         ov = w1 * slope
         if not -1e-6 <= ov <= 1.0 + 1e-6:
             import warnings
+
             warnings.warn(f"fixed-T mean-outlier squared cosine {ov} outside [0, 1]", RuntimeWarning, stacklevel=2)
         return float(tau + c * float(q @ p)), float(ov)
 
-    def predict(self, beta: float, *, centered: bool = True, spike_norm2: float | None = None,
-                delta_norm2: float | None = None, d: int | None = None,
-                threshold: float | None = None) -> FixedTPrediction:
+    def predict(
+        self,
+        beta: float,
+        *,
+        centered: bool = True,
+        spike_norm2: float | None = None,
+        delta_norm2: float | None = None,
+        d: int | None = None,
+        threshold: float | None = None,
+    ) -> FixedTPrediction:
         """The fixed-``T`` prediction as a :class:`FixedTPrediction` (see :func:`fixed_T_predict`)."""
         beta = _checks.nonnegative("beta", beta)
         centered = _checks.flag("centered", centered)
@@ -802,8 +837,16 @@ class FixedTSpike:
             d = _checks.integer("d", d, minimum=2)
         if threshold is not None:
             threshold = _checks.positive("threshold", threshold)
-        pop = predict(self.delta, self.gamma, self.w, self.R, beta, centered=True,
-                      spike_norm2=spike_norm2, delta_norm2=delta_norm2)
+        pop = predict(
+            self.delta,
+            self.gamma,
+            self.w,
+            self.R,
+            beta,
+            centered=True,
+            spike_norm2=spike_norm2,
+            delta_norm2=delta_norm2,
+        )
         b, frac, _ = _realized(beta, self.delta, True, delta_norm2, spike_norm2, None)
         xs, etas, widths, lerr, oerr, olerr, ooerr = (float(v[0]) for v in self._outliers(np.array([b])))
         x = None if math.isnan(xs) else xs
@@ -820,24 +863,54 @@ class FixedTSpike:
         if threshold is not None and beta > 0:
             mass = self.mass_above(beta, threshold, spike_norm2=spike_norm2, delta_norm2=delta_norm2)
         return FixedTPrediction(
-            delta=self.delta, gamma=self.gamma, beta=beta, centered=bool(centered), finite_table=True,
-            kappa=self.kappa, alpha=self.alpha, sigma_w=self.sigma_w, theta=self.alpha * b,
-            snr=self.alpha * b / self.kappa, bulk_edge=math.inf,
-            population_outlier=pop.population_outlier, population_overlap=pop.population_overlap,
-            sample_outlier=x, sample_overlap=etas, overlap=etas * frac,
-            mean_outlier=m_out, mean_overlap=m_ov, width=widths,
-            location_error=lerr, overlap_error=oerr * frac, outlier_location_error=olerr,
-            outlier_overlap_error=ooerr * frac, d=d, bulk_above=count,
-            count_resolution=res, single_eigenvalue=single, threshold=threshold, mass_above=mass)
+            delta=self.delta,
+            gamma=self.gamma,
+            beta=beta,
+            centered=bool(centered),
+            finite_table=True,
+            kappa=self.kappa,
+            alpha=self.alpha,
+            sigma_w=self.sigma_w,
+            theta=self.alpha * b,
+            snr=self.alpha * b / self.kappa,
+            bulk_edge=math.inf,
+            population_outlier=pop.population_outlier,
+            population_overlap=pop.population_overlap,
+            sample_outlier=x,
+            sample_overlap=etas,
+            overlap=etas * frac,
+            mean_outlier=m_out,
+            mean_overlap=m_ov,
+            width=widths,
+            location_error=lerr,
+            overlap_error=oerr * frac,
+            outlier_location_error=olerr,
+            outlier_overlap_error=ooerr * frac,
+            d=d,
+            bulk_above=count,
+            count_resolution=res,
+            single_eigenvalue=single,
+            threshold=threshold,
+            mass_above=mass,
+        )
 
 
 _SPIKE_CACHE: dict = {}
 
 
-def fixed_T_predict(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, beta: float, *,
-                   centered: bool = True, spike_norm2: float | None = None,
-                   delta_norm2: float | None = None, threshold: float | None = None,
-                   **options) -> FixedTPrediction:
+def fixed_T_predict(
+    delta: float,
+    gamma: float,
+    w: ArrayLike,
+    R: ArrayLike,
+    beta: float,
+    *,
+    centered: bool = True,
+    spike_norm2: float | None = None,
+    delta_norm2: float | None = None,
+    threshold: float | None = None,
+    **options,
+) -> FixedTPrediction:
     """The signal eigenvalue of ``S`` at fixed ``T`` (:class:`FixedTSpike`, cached by its arguments).
 
     The exact-in-``T`` counterpart of :func:`predict` (``finite_table=True``), derived in this
@@ -881,7 +954,8 @@ def fixed_T_predict(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, beta
     """
     d = options.get("d")
     return fixed_T_spike_model(delta, gamma, w, R, **options).predict(
-        beta, centered=centered, spike_norm2=spike_norm2, delta_norm2=delta_norm2, d=d, threshold=threshold)
+        beta, centered=centered, spike_norm2=spike_norm2, delta_norm2=delta_norm2, d=d, threshold=threshold
+    )
 
 
 def fixed_T_spike_model(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, **options) -> FixedTSpike:
@@ -894,11 +968,10 @@ def fixed_T_spike_model(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, 
     if options.get("d") is not None:
         _checks.integer("d", options["d"], minimum=2)
     if options.get("d") is not None and np.count_nonzero(w) > 1:
-        options = dict(options, d=None)          # d only changes the model at T' = 1
+        options = dict(options, d=None)  # d only changes the model at T' = 1
     key = (delta, gamma, tuple(w.tolist()), tuple(map(tuple, R.tolist())), _cache.options_key(options))
     if key not in _SPIKE_CACHE:
-        _SPIKE_CACHE[key] = _cache.cached("fixed_T_spike", key,
-                                          lambda: FixedTSpike(delta, gamma, w, R, **options))
+        _SPIKE_CACHE[key] = _cache.cached("fixed_T_spike", key, lambda: FixedTSpike(delta, gamma, w, R, **options))
     return _SPIKE_CACHE[key]
 
 
@@ -921,6 +994,7 @@ def load_fixed_T_spike_correlated() -> tuple[list[dict], dict]:
         The rows and the header.
     """
     from .validation.tables import _load
+
     return _load("fixed_T_spike_correlated.csv")
 
 
@@ -933,8 +1007,7 @@ def fixed_T_setting(row: dict) -> tuple[np.ndarray, np.ndarray]:
     kind ``"validity"``, the weights written out in it.
     """
     if not isinstance(row, dict) or not {"T", "R", "R_par", "weights"} <= row.keys():
-        raise ValueError("row must be a row of load_fixed_T_spike_correlated() "
-                         "(a dict with T, R, R_par and weights)")
+        raise ValueError("row must be a row of load_fixed_T_spike_correlated() (a dict with T, R, R_par and weights)")
     T = _checks.integer("T", row["T"], minimum=1)
     if row["R"] == "markov":
         R = markov_correlation(T, row["R_par"])

@@ -19,6 +19,7 @@ Everything runs on token indices: with ``x_{n,t} = e_{v(n,t)}`` every projection
 ``r^T x_{n,t}`` is a look-up in ``E^T r`` (``V`` numbers), and every gradient in ``R^d``
 is ``E`` times a token histogram, so one step costs ``O(N T + d V)``, not ``O(N T d)``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -33,9 +34,22 @@ from ._numerics import _eigh_top, _tokens
 from .experiments import Simulation
 from .model import VocabularyTable, make_table, pool, sample_signs, sample_tokens
 
-__all__ = ["KINDS", "LOSSES", "LearnedAttention", "learn_attention", "supervised_weights",
-           "label_signal", "token_snr", "class_separable", "readout_objective", "readout_margin",
-           "readout_support_fraction", "interpolation_margin", "weight_statistics", "learned_spectrum"]
+__all__ = [
+    "KINDS",
+    "LOSSES",
+    "LearnedAttention",
+    "learn_attention",
+    "supervised_weights",
+    "label_signal",
+    "token_snr",
+    "class_separable",
+    "readout_objective",
+    "readout_margin",
+    "readout_support_fraction",
+    "interpolation_margin",
+    "weight_statistics",
+    "learned_spectrum",
+]
 
 #: The two kinds of learnable attention of :func:`learn_attention`.
 KINDS = ("positional", "content")
@@ -68,10 +82,11 @@ def _label_position(label, T: int) -> int:
 
 # --- the objective and its gradient ---------------------------------------------------
 
+
 def _forward(kind, params, E, tokens, sqrt_d):
     """Per-sequence weights ``W`` (N, T), read-out values ``vals[n, t] = r^T x_{n,t}`` (N, T) and scores ``f``."""
     r, r0, g_or_q = params
-    vals = (E.T @ r)[tokens]                               # r^T x_{n,t}
+    vals = (E.T @ r)[tokens]  # r^T x_{n,t}
     if kind == "positional":
         W = np.broadcast_to(_softmax(g_or_q), tokens.shape)
     else:
@@ -124,6 +139,7 @@ def _loss_grad(kind, params, E, tokens, y, ridge, loss_name="logistic", *, grad=
 
 
 # --- result ----------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class LearnedAttention:
@@ -214,10 +230,24 @@ class LearnedAttention:
 
 # --- training --------------------------------------------------------------------------
 
-def learn_attention(R: ArrayLike, beta: float, *, d: int, V: int, N: int,
-                    kind: str = "positional", seed=None, label: int = 1, loss: str = "logistic",
-                    steps: int = 1000, lr: float = 0.05, ridge: float = 1e-3,
-                    record_every: int = 25, table: VocabularyTable | None = None) -> LearnedAttention:
+
+def learn_attention(
+    R: ArrayLike,
+    beta: float,
+    *,
+    d: int,
+    V: int,
+    N: int,
+    kind: str = "positional",
+    seed=None,
+    label: int = 1,
+    loss: str = "logistic",
+    steps: int = 1000,
+    lr: float = 0.05,
+    ridge: float = 1e-3,
+    record_every: int = 25,
+    table: VocabularyTable | None = None,
+) -> LearnedAttention:
     r"""Train attention pooling and a linear read-out on labelled sequences (Chapter 8).
 
     Data: a table ``e_v = s_v mu + z_v`` (:func:`seqrmt.make_table`, unless ``table`` is
@@ -301,8 +331,10 @@ def learn_attention(R: ArrayLike, beta: float, *, d: int, V: int, N: int,
     else:
         table = _checks.table(table)
         if (table.d, table.V) != (d, V) or not np.isclose(table.beta, beta):
-            raise ValueError(f"table must have d = {d}, V = {V} and beta = {beta}, "
-                             f"got d = {table.d}, V = {table.V}, beta = {table.beta}")
+            raise ValueError(
+                f"table must have d = {d}, V = {V} and beta = {beta}, "
+                f"got d = {table.d}, V = {table.V}, beta = {table.beta}"
+            )
     xi = sample_signs(N, R, seed=rng)
     tokens = sample_tokens(xi, V, seed=rng)
     y = xi[:, label - 1].astype(float)
@@ -333,20 +365,28 @@ def learn_attention(R: ArrayLike, beta: float, *, d: int, V: int, N: int,
         params[1] = float(params[1])
     value, _, f = _loss_grad(kind, params, E, tokens, y, ridge, loss, grad=False)
     record(steps, value, f)
-    if not np.isfinite(value):   # pragma: no cover - guarded by the softplus/softmax forms
+    if not np.isfinite(value):  # pragma: no cover - guarded by the softplus/softmax forms
         raise FloatingPointError("training diverged (non-finite loss); lower lr")
     history = {k: np.asarray(v) for k, v in hist.items()}
     w = history["weights"][-1]
     return LearnedAttention(
-        weights=w / w.sum(), kind=kind,
+        weights=w / w.sum(),
+        kind=kind,
         scores=params[2].copy() if kind == "positional" else None,
         query=params[2].copy() if kind == "content" else None,
-        readout=params[0].copy(), bias=float(params[1]), history=history, table=table,
-        tokens=tokens, xi=xi, label=label,
-        params=dict(R=R, beta=beta, d=d, V=V, N=N, loss=loss, steps=steps, lr=lr, ridge=ridge))
+        readout=params[0].copy(),
+        bias=float(params[1]),
+        history=history,
+        table=table,
+        tokens=tokens,
+        xi=xi,
+        label=label,
+        params=dict(R=R, beta=beta, d=d, V=V, N=N, loss=loss, steps=steps, lr=lr, ridge=ridge),
+    )
 
 
 # --- the supervised optimum --------------------------------------------------------------
+
 
 def label_signal(w: ArrayLike, R: ArrayLike, label: int = 1, *, beta: float = 0.0) -> float:
     """Squared correlation with the label per unit of ``beta`` of a pooled score (Chapter 8).
@@ -469,7 +509,7 @@ def _supervised_limit(R: np.ndarray, label: int) -> np.ndarray:
                 continue
             v = v + K @ x
         elif np.any(h > 1e-12):
-            continue                                       # no kernel: v = s e_j must be >= 0
+            continue  # no kernel: v = s e_j must be >= 0
         v = np.maximum(v, 0.0)
         norm2 = float(v @ v)
         if norm2 < best_norm * (1 - 1e-9):
@@ -485,7 +525,7 @@ def _least_distance(G: np.ndarray, h: np.ndarray) -> np.ndarray | None:
     ``x = -rho_{1..n} / rho_{n+1}`` (Lawson and Hanson, *Solving Least Squares Problems*, ch. 23).
     """
     m, n = G.shape
-    Em = np.vstack([G.T, h[None, :]])                      # (n + 1) x m
+    Em = np.vstack([G.T, h[None, :]])  # (n + 1) x m
     f = np.zeros(n + 1)
     f[-1] = 1.0
     u, _ = nnls(Em, f, maxiter=50 * max(m, n + 1))
@@ -520,7 +560,7 @@ def _nonneg_min_quadratic(M: np.ndarray, r: np.ndarray) -> np.ndarray | None:
             continue
         w = np.zeros(T)
         w[idx] = np.maximum(x / denom, 0.0)
-        nu = 2.0 / denom                                  # 2 M_JJ w_J = nu r_J
+        nu = 2.0 / denom  # 2 M_JJ w_J = nu r_J
         grad = 2.0 * M @ w - nu * r
         off = np.setdiff1d(np.arange(T), idx)
         if off.size == 0 or grad[off].min() >= -1e-10 * max(1.0, np.abs(grad).max()):
@@ -554,6 +594,7 @@ def token_snr(result: LearnedAttention) -> float:
 
 # --- separability, margins and the objective at fixed weights ----------------------------
 
+
 def class_separable(table: VocabularyTable) -> bool:
     """Whether the token embeddings are linearly separable by class (Chapter 8).
 
@@ -575,8 +616,9 @@ def class_separable(table: VocabularyTable) -> bool:
     table = _checks.table(table)
     s = table.signs.astype(float)
     A = -s[:, None] * np.hstack([table.E.T, np.ones((table.V, 1))])
-    out = linprog(np.zeros(table.d + 1), A_ub=A, b_ub=-np.ones(table.V),
-                  bounds=[(None, None)] * (table.d + 1), method="highs")
+    out = linprog(
+        np.zeros(table.d + 1), A_ub=A, b_ub=-np.ones(table.V), bounds=[(None, None)] * (table.d + 1), method="highs"
+    )
     if out.status == 0:
         return True
     if out.status == 2:
@@ -586,8 +628,7 @@ def class_separable(table: VocabularyTable) -> bool:
 
 def _check_result(result) -> None:
     if not isinstance(result, LearnedAttention):
-        raise TypeError(f"result must be a LearnedAttention (see seqrmt.learn_attention), "
-                        f"got {type(result).__name__}")
+        raise TypeError(f"result must be a LearnedAttention (see seqrmt.learn_attention), got {type(result).__name__}")
 
 
 def _fixed_weights(result, w) -> np.ndarray:
@@ -639,14 +680,15 @@ def readout_objective(result: LearnedAttention, w: ArrayLike, *, ridge: float | 
     E, tokens, y = result.table.E, result.tokens, result.labels.astype(float)
     d = E.shape[0]
     with np.errstate(divide="ignore"):
-        g = np.log(w)                                      # softmax(g) = w, zero weights at -inf
+        g = np.log(w)  # softmax(g) = w, zero weights at -inf
 
     def fun(x):
         value, grads, _ = _loss_grad("positional", [x[:d], x[d], g], E, tokens, y, ridge, loss)
         return value, np.append(grads[0], grads[1])
 
-    out = minimize(fun, np.zeros(d + 1), jac=True, method="L-BFGS-B",
-                   options=dict(maxiter=20000, gtol=1e-10, ftol=1e-15))
+    out = minimize(
+        fun, np.zeros(d + 1), jac=True, method="L-BFGS-B", options=dict(maxiter=20000, gtol=1e-10, ftol=1e-15)
+    )
     if np.abs(out.jac).max() > 1e-7:
         raise RuntimeError(f"the read-out fit did not converge (gradient {np.abs(out.jac).max():.2e})")
     return float(out.fun)
@@ -789,15 +831,29 @@ def weight_statistics(W: ArrayLike, xi: ArrayLike) -> dict:
     sw, sx = np.sqrt(np.mean(Wc**2, axis=0)), np.sqrt(np.mean(Xc**2, axis=0))
     ok = (sw > 1e-12 * max(1.0, float(np.abs(W).max()))) & (sx > 0)
     corr = float(np.mean(np.where(ok, np.mean(Wc * Xc, axis=0) / np.where(ok, sw * sx, 1.0), 0.0)))
-    return {"w_bar": w_bar, "alpha_bar": float(w_bar @ Rhat @ w_bar), "kappa_bar": float(w_bar @ w_bar),
-            "signal_mean": float(y.mean()), "signal_variance": float(y.var()),
-            "kappa_mean": float(np.mean(np.sum(W * W, axis=1))), "sign_correlation": corr}
+    return {
+        "w_bar": w_bar,
+        "alpha_bar": float(w_bar @ Rhat @ w_bar),
+        "kappa_bar": float(w_bar @ w_bar),
+        "signal_mean": float(y.mean()),
+        "signal_variance": float(y.var()),
+        "kappa_mean": float(np.mean(np.sum(W * W, axis=1))),
+        "sign_correlation": corr,
+    }
 
 
 # --- spectrum of the learned pooling ------------------------------------------------------
 
-def learned_spectrum(result: LearnedAttention, N: int | None = None, *, same_data: bool = False,
-                     seed=None, centered: bool = True, n_vectors: int = 5) -> Simulation:
+
+def learned_spectrum(
+    result: LearnedAttention,
+    N: int | None = None,
+    *,
+    same_data: bool = False,
+    seed=None,
+    centered: bool = True,
+    n_vectors: int = 5,
+) -> Simulation:
     """Spectrum of ``S`` pooled with learned attention, on the training table.
 
     ``same_data=True``: pool the training sequences themselves (the weights were
@@ -833,9 +889,14 @@ def learned_spectrum(result: LearnedAttention, N: int | None = None, *, same_dat
     u = table.mu / np.linalg.norm(table.mu) if table.beta > 0 else None
     zbar, Delta = table.zbar, table.Delta
     overlaps = (u @ vecs) ** 2 if u is not None else np.zeros(vecs.shape[1])
-    return Simulation(eigenvalues=lam, overlaps=overlaps,
-                      mean_overlaps=(zbar @ vecs) ** 2 / (zbar @ zbar),
-                      delta_norm2=float(Delta @ Delta), zbar_norm2=float(zbar @ zbar),
-                      spike_norm2=table.spike_norm2,
-                      params=dict(d=table.d, V=table.V, N=n, beta=table.beta, centered=centered,
-                                  same_data=same_data, weights=W.mean(axis=0)))
+    return Simulation(
+        eigenvalues=lam,
+        overlaps=overlaps,
+        mean_overlaps=(zbar @ vecs) ** 2 / (zbar @ zbar),
+        delta_norm2=float(Delta @ Delta),
+        zbar_norm2=float(zbar @ zbar),
+        spike_norm2=table.spike_norm2,
+        params=dict(
+            d=table.d, V=table.V, N=n, beta=table.beta, centered=centered, same_data=same_data, weights=W.mean(axis=0)
+        ),
+    )

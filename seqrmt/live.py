@@ -16,6 +16,7 @@ One command for offline use and for a course's lab machines. It
 It needs ``jupyter_server`` and ``ipykernel`` in the environment whose ``seqrmt`` the kernels
 should import (``pip install -r requirements.txt``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -95,15 +96,26 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Read and check the command line; errors name the option and what it accepts."""
     parser = argparse.ArgumentParser(
         prog="python -m seqrmt.live",
-        description="Serve the built book and a Jupyter kernel for its 'Live code' buttons.")
-    parser.add_argument("--book", type=Path, default=None,
-                        help="folder of the built book (default: <root>/_build/html)")
-    parser.add_argument("--root", type=Path, default=Path.cwd(),
-                        help="repository root, the kernels' root folder (default: the current folder)")
-    parser.add_argument("--port", type=_port, default=8000,
-                        help="port of the book on 127.0.0.1 (default 8000; 0: any free port)")
-    parser.add_argument("--kernel-port", type=_port, default=0,
-                        help="port of the Jupyter server on 127.0.0.1 (default 0: any free port)")
+        description="Serve the built book and a Jupyter kernel for its 'Live code' buttons.",
+    )
+    parser.add_argument(
+        "--book", type=Path, default=None, help="folder of the built book (default: <root>/_build/html)"
+    )
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=Path.cwd(),
+        help="repository root, the kernels' root folder (default: the current folder)",
+    )
+    parser.add_argument(
+        "--port", type=_port, default=8000, help="port of the book on 127.0.0.1 (default 8000; 0: any free port)"
+    )
+    parser.add_argument(
+        "--kernel-port",
+        type=_port,
+        default=0,
+        help="port of the Jupyter server on 127.0.0.1 (default 0: any free port)",
+    )
     parser.add_argument("--no-browser", action="store_true", help="do not open a browser")
     args = parser.parse_args(argv)
     args.root = args.root.resolve()
@@ -111,16 +123,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--root: {args.root} is not a folder")
     args.book = (args.book or args.root / "_build" / "html").resolve()
     if not (args.book / "index.html").is_file():
-        parser.error(f"--book: no built book in {args.book} (no index.html); build it first with "
-                     "`jupyter-book build . -n -W --keep-going` in the repository root, or name "
-                     "the folder with --book")
+        parser.error(
+            f"--book: no built book in {args.book} (no index.html); build it first with "
+            "`jupyter-book build . -n -W --keep-going` in the repository root, or name "
+            "the folder with --book"
+        )
     if args.port and args.port == args.kernel_port:
         parser.error(f"--port and --kernel-port must differ (both {args.port})")
     try:
         import jupyter_server  # noqa: F401
     except ImportError:
-        parser.error("the Python package jupyter_server is not installed in this environment "
-                     "(pip install -r requirements.txt, or pip install jupyter_server)")
+        parser.error(
+            "the Python package jupyter_server is not installed in this environment "
+            "(pip install -r requirements.txt, or pip install jupyter_server)"
+        )
     return args
 
 
@@ -146,22 +162,34 @@ def serve(args: argparse.Namespace) -> Iterator[tuple[str, str]]:
     try:
         book = http.server.ThreadingHTTPServer((HOST, args.port), handler)
     except OSError as err:
-        raise SystemExit(f"error: --port {args.port}: cannot serve the book there ({err.strerror}); "
-                         "choose another port, or 0 for any free port") from None
+        raise SystemExit(
+            f"error: --port {args.port}: cannot serve the book there ({err.strerror}); "
+            "choose another port, or 0 for any free port"
+        ) from None
     book.daemon_threads = True
     origin = f"http://{HOST}:{book.server_address[1]}"
     kernel_port = args.kernel_port or _free_port()
     token = secrets.token_hex(24)
     kernel_url = f"http://{HOST}:{kernel_port}/"
     _BookHandler.live_config = json.dumps(
-        {"baseUrl": kernel_url, "wsUrl": f"ws://{HOST}:{kernel_port}/", "token": token}).encode()
-    cmd = [sys.executable, "-m", "jupyter_server", "--no-browser",
-           f"--ServerApp.ip={HOST}", f"--ServerApp.port={kernel_port}", "--ServerApp.port_retries=0",
-           f"--ServerApp.root_dir={args.root}", f"--IdentityProvider.token={token}",
-           f"--ServerApp.allow_origin={origin}", "--ServerApp.allow_credentials=True",
-           "--ServerApp.log_level=WARN"]
+        {"baseUrl": kernel_url, "wsUrl": f"ws://{HOST}:{kernel_port}/", "token": token}
+    ).encode()
+    cmd = [
+        sys.executable,
+        "-m",
+        "jupyter_server",
+        "--no-browser",
+        f"--ServerApp.ip={HOST}",
+        f"--ServerApp.port={kernel_port}",
+        "--ServerApp.port_retries=0",
+        f"--ServerApp.root_dir={args.root}",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.allow_origin={origin}",
+        "--ServerApp.allow_credentials=True",
+        "--ServerApp.log_level=WARN",
+    ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
-        cmd.append("--allow-root")   # a container or a lab machine's image often runs as root
+        cmd.append("--allow-root")  # a container or a lab machine's image often runs as root
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, start_new_session=True)
     thread = threading.Thread(target=book.serve_forever, name="seqrmt-book", daemon=True)
     thread.start()
@@ -188,8 +216,7 @@ def main(argv: list[str] | None = None) -> int:
         with serve(args) as (book_url, kernel_url):
             print(f"Book:    {book_url}", flush=True)
             print(f"Kernels: Jupyter server at {kernel_url} (root {args.root})", flush=True)
-            print("Press a chapter's 'Live code' button to run its code here. Stop with Ctrl+C.",
-                  flush=True)
+            print("Press a chapter's 'Live code' button to run its code here. Stop with Ctrl+C.", flush=True)
             if not args.no_browser and not os.environ.get("SEQRMT_NO_BROWSER"):
                 webbrowser.open(book_url)
             while not stop.wait(0.5):

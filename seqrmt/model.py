@@ -13,6 +13,7 @@ Convention used everywhere in :mod:`seqrmt` and in the book:
 * pooled representation ``c_n = sum_t w_t e_{v(n,t)}`` and sample matrix
   ``S = C C^T / N`` (uncentered, as in the paper) or its centered version.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -68,9 +69,9 @@ def make_table(d: int, V: int, beta: float, *, seed=None) -> VocabularyTable:
     mu = np.zeros(d)
     mu[0] = np.sqrt(beta)
     signs = np.ones(V)
-    signs[V // 2:] = -1.0
+    signs[V // 2 :] = -1.0
     E = rng.standard_normal((d, V))
-    E[0] += mu[0] * signs          # mu = sqrt(beta) e_1
+    E[0] += mu[0] * signs  # mu = sqrt(beta) e_1
 
     return VocabularyTable(E=E, mu=mu, signs=signs, beta=beta)
 
@@ -88,6 +89,7 @@ def sizes(d: int, delta: float, gamma: float) -> tuple[int, int]:
 
 
 # --- positional correlation R -------------------------------------------------
+
 
 def prefix_correlation(T: int, L: int) -> np.ndarray:
     """Prefix model: the first ``L`` positions share one sign, the rest are independent.
@@ -138,6 +140,7 @@ def copula_reachable(R: ArrayLike) -> bool:
 
 # --- sign sequences ----------------------------------------------------------
 
+
 def prefix_signs(N: int, T: int, L: int, *, seed=None) -> np.ndarray:
     """``N`` sign sequences of the prefix model (correlation :func:`prefix_correlation`)."""
     N = _checks.integer("N", N)
@@ -172,7 +175,8 @@ def copula_signs(N: int, R: ArrayLike, *, seed=None) -> np.ndarray:
     if lam[0] < -1e-10 * R.shape[0]:
         raise ValueError(
             "R is not a reachable binary correlation through a Gaussian copula: "
-            f"sin(pi R / 2) has eigenvalue {lam[0]:.3g} < 0 (it must be PSD)")
+            f"sin(pi R / 2) has eigenvalue {lam[0]:.3g} < 0 (it must be PSD)"
+        )
     rng = _checks.seed(seed)
     g = rng.standard_normal((N, R.shape[0])) @ (U * np.sqrt(np.clip(lam, 0, None))).T
     xi = np.sign(g)
@@ -218,6 +222,7 @@ def sample_signs(N: int, R: ArrayLike, *, seed=None) -> np.ndarray:
 
 
 # --- tokens and pooling --------------------------------------------------------
+
 
 def sample_tokens(xi: ArrayLike, V: int, *, seed=None) -> np.ndarray:
     """Token indices: position ``t`` of sequence ``n`` is uniform in class ``xi[n, t]``.

@@ -7,6 +7,7 @@ finds it, but it needs only IPython: the chapters also run in a plain Jupyter
 kernel (for example on Binder) where Jupyter Book and MyST-NB are not
 installed.
 """
+
 from __future__ import annotations
 
 from typing import Any

@@ -1,4 +1,5 @@
 """The bulk of the spectrum: Marchenko-Pastur and ``kappa (MP_delta boxtimes MP_gamma)`` (Theorem 1)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -23,7 +24,7 @@ def mp_edges(ratio: float, scale: float = 1.0) -> tuple[float, float]:
 def _mp_parts(z: np.ndarray, c: float, s: float) -> tuple[np.ndarray, np.ndarray]:
     a, b = (1 - np.sqrt(c)) ** 2, (1 + np.sqrt(c)) ** 2
     u = z / s
-    r = np.sqrt(u - a + 0j) * np.sqrt(u - b + 0j)   # branch with r ~ u at infinity
+    r = np.sqrt(u - a + 0j) * np.sqrt(u - b + 0j)  # branch with r ~ u at infinity
     return u, r
 
 
@@ -83,13 +84,21 @@ def mp_density(x: ArrayLike, ratio: float, scale: float = 1.0) -> np.ndarray:
 # depressed cubic u^3 - b u - 2 delta gamma = 0 (b = delta + gamma + delta gamma), which has
 # three real roots (b^3 >= 27 (delta gamma)^2 by AM-GM) given by the trigonometric formula.
 
-__all__ += ["bulk_density", "bulk_edges", "bulk_atom", "bulk_stieltjes", "bulk_moment", "SpectralLaw", "BulkLaw",
-            "bulk_inverse_map", "bulk_critical_points"]
+__all__ += [
+    "bulk_density",
+    "bulk_edges",
+    "bulk_atom",
+    "bulk_stieltjes",
+    "bulk_moment",
+    "SpectralLaw",
+    "BulkLaw",
+    "bulk_inverse_map",
+    "bulk_critical_points",
+]
 
 
 def _bulk_params(delta: float, gamma: float, kappa: float = 1.0) -> tuple[float, float, float]:
-    return (_checks.nonnegative("delta", delta), _checks.nonnegative("gamma", gamma),
-            _checks.positive("kappa", kappa))
+    return (_checks.nonnegative("delta", delta), _checks.nonnegative("gamma", gamma), _checks.positive("kappa", kappa))
 
 
 def _critical_u(delta: float, gamma: float) -> tuple[float, float]:
@@ -202,8 +211,9 @@ def _cubic_roots(s: np.ndarray, delta: float, gamma: float) -> tuple[np.ndarray,
     return _refine_pair(s, delta, gamma, u, e1, ed, eg)
 
 
-def _refine_pair(s: np.ndarray, delta: float, gamma: float, u: np.ndarray, e1: np.ndarray,
-                 ed: np.ndarray, eg: np.ndarray) -> tuple[np.ndarray, ...]:
+def _refine_pair(
+    s: np.ndarray, delta: float, gamma: float, u: np.ndarray, e1: np.ndarray, ed: np.ndarray, eg: np.ndarray
+) -> tuple[np.ndarray, ...]:
     """Recompute the two roots near a (near-)double zero of ``(u + 1)(u + delta)(u + gamma)``
     at small ``s`` (a hard edge at ``x = 0``), where Cardano's discriminant cancels.
 
@@ -240,7 +250,7 @@ def _refine_pair(s: np.ndarray, delta: float, gamma: float, u: np.ndarray, e1: n
     us = u[small]
     iso = np.argmin(np.abs(us + r[ii]), axis=-1)
     others = np.array([[1, 2], [0, 2], [0, 1]])[iso]
-    shift = np.array([1.0, delta, gamma]) - c   # e + shift_k = u + r_k
+    shift = np.array([1.0, delta, gamma]) - c  # e + shift_k = u + r_k
     outs = [u.copy(), e1.copy(), ed.copy(), eg.copy()]
     vals = [e - c, e + shift[0], e + shift[1], e + shift[2]]
     for arr, val in zip(outs, vals):
@@ -265,7 +275,7 @@ def _physical_root_inside(s: np.ndarray, delta: float, gamma: float) -> tuple[np
     r = np.array([1.0, delta, gamma])
     gap = min(abs(r[0] - r[1]), abs(r[0] - r[2]), abs(r[1] - r[2]))
     good = disc > 0
-    if gap < 1e-3:   # possible hard edge: clustered roots at small s need _refine_pair
+    if gap < 1e-3:  # possible hard edge: clustered roots at small s need _refine_pair
         good &= s > 1e-6
     sq = np.sqrt(np.where(good, disc, 0.0))
     C1 = np.cbrt(-Q / 2.0 - np.copysign(sq, Q))
@@ -294,8 +304,9 @@ def _take(arrays: tuple[np.ndarray, ...], idx: np.ndarray) -> tuple[np.ndarray, 
     return tuple(np.take_along_axis(a, idx[..., None], axis=-1)[..., 0] for a in arrays)
 
 
-def _G_from_roots(u: np.ndarray, e1: np.ndarray, ed: np.ndarray, eg: np.ndarray,
-                  z: np.ndarray, kappa: float) -> np.ndarray:
+def _G_from_roots(
+    u: np.ndarray, e1: np.ndarray, ed: np.ndarray, eg: np.ndarray, z: np.ndarray, kappa: float
+) -> np.ndarray:
     """``G = (1 + psi)/z = (u + 1)/(u z)``, or the equivalent ``u / (kappa (u + delta)(u + gamma))``
     (from ``p_s(u) = 0``), whichever has the larger denominator factors."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -314,8 +325,9 @@ def _select_real_outside(u: np.ndarray, above: np.ndarray) -> np.ndarray:
     return np.argmax(score, axis=-1)
 
 
-def _stieltjes_unit_general(z: np.ndarray, delta: float, gamma: float, kappa: float,
-                            left: float, right: float) -> np.ndarray:
+def _stieltjes_unit_general(
+    z: np.ndarray, delta: float, gamma: float, kappa: float, left: float, right: float
+) -> np.ndarray:
     """Stieltjes transform for ``delta, gamma > 0`` (closed-form roots + physical choice)."""
     out = np.empty(z.shape, dtype=complex)
     x, y = z.real, z.imag
@@ -502,6 +514,7 @@ def bulk_moment(k: int, delta: float, gamma: float, kappa: float = 1.0) -> float
     if k == 0:
         return 1.0
     from math import comb
+
     total = 0.0
     for j in range(k):
         for l in range(k - j):
@@ -721,9 +734,9 @@ class BulkLaw(SpectralLaw):
             fa, fb = cum[j], cum[j + 1]
             with np.errstate(divide="ignore", invalid="ignore"):
                 th = np.where(fb > fa, lo + (hi - lo) * np.clip((T - fa) / (fb - fa), 0, 1), hi)
-            act = np.flatnonzero(T < cum[-1])          # T = total mass: right edge, theta = pi
+            act = np.flatnonzero(T < cum[-1])  # T = total mass: right edge, theta = pi
             th[T >= cum[-1]] = np.pi
-            for _ in range(60):                         # safeguarded Newton on the active set
+            for _ in range(60):  # safeguarded Newton on the active set
                 if act.size == 0:
                     break
                 ta, ja = th[act], j[act]
@@ -743,8 +756,18 @@ class BulkLaw(SpectralLaw):
 
 # The bulk at fixed T is in seqrmt.fixed_T_bulk; its names stay importable from here, loaded on
 # first use (fixed_T_bulk imports this module).
-_FIXED_T_NAMES = ("fixed_T_atom", "token_rank_fraction", "FixedTBulkLaw", "fixed_T_bulk_law", "_nonzero_weights",
-                  "_rank_potential", "_token_block", "_H_CACHE", "_token_gram_spectrum", "_LAW_CACHE")
+_FIXED_T_NAMES = (
+    "fixed_T_atom",
+    "token_rank_fraction",
+    "FixedTBulkLaw",
+    "fixed_T_bulk_law",
+    "_nonzero_weights",
+    "_rank_potential",
+    "_token_block",
+    "_H_CACHE",
+    "_token_gram_spectrum",
+    "_LAW_CACHE",
+)
 
 # Their old names (from when the regime was also called "finite T"), deprecated: forwarded to the
 # new names with a DeprecationWarning (seqrmt.fixed_T_bulk._DEPRECATED maps old to new).
@@ -755,9 +778,11 @@ def __getattr__(name: str):
     """``seqrmt.spectrum.<name>`` of a name of :mod:`seqrmt.fixed_T_bulk`."""
     if name in _FIXED_T_NAMES:
         from . import fixed_T_bulk
+
         return getattr(fixed_T_bulk, name)
     if name in _FIXED_T_DEPRECATED:
         from . import fixed_T_bulk
+
         new = fixed_T_bulk._DEPRECATED[name]
         fixed_T_bulk._renamed(__name__, name, new)
         return getattr(fixed_T_bulk, new)

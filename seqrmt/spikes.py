@@ -30,6 +30,7 @@ For one drawn table the spike strength is ``alpha ||mu + Delta||^2``, not its li
 degrees of freedom and non-centrality ``V beta`` (:func:`spike_norm2_variance`), and
 :func:`predict` takes the realized norm through ``spike_norm2``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -94,8 +95,7 @@ class SpikeCurve:
         return self.population_overlap * self.sample_overlap
 
 
-def spike_curve(theta: ArrayLike, delta: ArrayLike, gamma: ArrayLike,
-                kappa: ArrayLike = 1.0) -> SpikeCurve:
+def spike_curve(theta: ArrayLike, delta: ArrayLike, gamma: ArrayLike, kappa: ArrayLike = 1.0) -> SpikeCurve:
     """Vectorized two-stage BBP map for a rank-one spike ``theta`` on ``kappa MP_delta``
     sampled with ratio ``gamma`` (Theorems 2-4). See the module docstring for formulas.
 
@@ -115,7 +115,7 @@ def spike_curve(theta: ArrayLike, delta: ArrayLike, gamma: ArrayLike,
     theta, delta, gamma, kappa = np.broadcast_arrays(theta, delta, gamma, kappa)
     pop_edge = kappa * (1 + np.sqrt(delta)) ** 2
     pop = theta > kappa * (delta + np.sqrt(delta))
-    th = np.where(pop, theta, kappa * (delta + np.sqrt(delta)) * 2 + 1.0)   # safe dummy
+    th = np.where(pop, theta, kappa * (delta + np.sqrt(delta)) * 2 + 1.0)  # safe dummy
     lam, eta_pop, phi, dphi, _ = _phi_parts(th, delta, gamma, kappa)
     samp = pop & (dphi > 0)
     edge = _sample_edge(delta, gamma, kappa)
@@ -164,6 +164,7 @@ def _sample_edge(delta, gamma, kappa):
     Delegates to :func:`seqrmt.bulk_edges` (the free-convolution law of Theorem 1).
     """
     from .spectrum import bulk_edges
+
     delta, gamma, kappa = np.broadcast_arrays(delta, gamma, kappa)
     out = np.empty(delta.shape)
     cache: dict = {}
@@ -267,10 +268,19 @@ def spike_norm2_variance(d: int, V: int, beta: float) -> float:
     return 2.0 * d / V**2 + 4.0 * beta / V
 
 
-def predict(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, beta: float, *,
-            centered: bool = True, finite_table: bool = True,
-            spike_norm2: float | None = None, delta_norm2: float | None = None,
-            zbar_norm2: float | None = None) -> Prediction:
+def predict(
+    delta: float,
+    gamma: float,
+    w: ArrayLike,
+    R: ArrayLike,
+    beta: float,
+    *,
+    centered: bool = True,
+    finite_table: bool = True,
+    spike_norm2: float | None = None,
+    delta_norm2: float | None = None,
+    zbar_norm2: float | None = None,
+) -> Prediction:
     """Predict the outliers and eigenvector alignment of ``S`` (Theorems 2-4).
 
     Parameters
@@ -337,9 +347,17 @@ def predict(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, beta: float,
     if not finite_table:
         frac = 1.0
     return Prediction(
-        delta=delta, gamma=gamma, beta=beta, centered=bool(centered),
-        finite_table=bool(finite_table), kappa=k, alpha=a, sigma_w=s, theta=theta,
-        snr=theta / k, bulk_edge=float(c.bulk_edge[0]),
+        delta=delta,
+        gamma=gamma,
+        beta=beta,
+        centered=bool(centered),
+        finite_table=bool(finite_table),
+        kappa=k,
+        alpha=a,
+        sigma_w=s,
+        theta=theta,
+        snr=theta / k,
+        bulk_edge=float(c.bulk_edge[0]),
         population_outlier=float(c.population_location[0]) if c.population_exists[0] else None,
         population_overlap=float(c.population_overlap[0]),
         sample_outlier=float(c.sample_location[0]) if c.sample_exists[0] else None,
@@ -356,8 +374,9 @@ def _stage(stage: str) -> str:
     return stage
 
 
-def critical_beta(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, *,
-                  stage: str = "sample", finite_table: bool = True) -> float:
+def critical_beta(
+    delta: float, gamma: float, w: ArrayLike, R: ArrayLike, *, stage: str = "sample", finite_table: bool = True
+) -> float:
     """Smallest ``beta`` for which the signal outlier exists (Theorems 2-3).
 
     ``theta_c / alpha - delta`` (finite table) or ``theta_c / alpha`` (idealized), with
@@ -378,8 +397,7 @@ def critical_beta(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, *,
     return max(0.0, tc / a - delta) if finite_table else tc / a
 
 
-def critical_gamma(delta: float, w: ArrayLike, R: ArrayLike, beta: float, *,
-                   finite_table: bool = True) -> float:
+def critical_gamma(delta: float, w: ArrayLike, R: ArrayLike, beta: float, *, finite_table: bool = True) -> float:
     """Largest ``gamma = d/N`` at which the sample outlier exists (Theorem 3).
 
     ``phi'(l) = 1 - gamma A(l)`` is affine in ``gamma``, so ``gamma_c = 1 / A(lambda_pop)``
@@ -399,8 +417,7 @@ def critical_gamma(delta: float, w: ArrayLike, R: ArrayLike, beta: float, *,
     return float(1.0 / A) if A > 0 else float("inf")
 
 
-def critical_N(d: int, V: int, w: ArrayLike, R: ArrayLike, beta: float, *,
-               finite_table: bool = True) -> float:
+def critical_N(d: int, V: int, w: ArrayLike, R: ArrayLike, beta: float, *, finite_table: bool = True) -> float:
     """Smallest number of sequences ``N = d / gamma_c`` giving a sample outlier (Theorem 3).
 
     Returns ``inf`` when there is no population outlier.
@@ -411,9 +428,16 @@ def critical_N(d: int, V: int, w: ArrayLike, R: ArrayLike, beta: float, *,
     return float(d / g) if g > 0 else float("inf")
 
 
-def critical_delta(gamma: float, w: ArrayLike, R: ArrayLike, beta: float, *,
-                   stage: str = "sample", finite_table: bool = True,
-                   delta_range: tuple[float, float] = (1e-4, 1e3)) -> np.ndarray:
+def critical_delta(
+    gamma: float,
+    w: ArrayLike,
+    R: ArrayLike,
+    beta: float,
+    *,
+    stage: str = "sample",
+    finite_table: bool = True,
+    delta_range: tuple[float, float] = (1e-4, 1e3),
+) -> np.ndarray:
     """Values of ``delta = d/V`` where the signal outlier appears or disappears.
 
     With a finite table the detection margin is not monotone in ``delta`` (the
@@ -442,8 +466,9 @@ def critical_delta(gamma: float, w: ArrayLike, R: ArrayLike, beta: float, *,
     return np.array(roots)
 
 
-def spectral_classifier_accuracy(overlap: float, spike_norm2: float, noise_var: float,
-                                 alpha: float, label_weight: float) -> float:
+def spectral_classifier_accuracy(
+    overlap: float, spike_norm2: float, noise_var: float, alpha: float, label_weight: float
+) -> float:
     """Accuracy of the spectral classifier ``sign(u_hat^T (c - E c))`` on a fresh sequence.
 
     Derived in this book (chapter 6, exercise on the spectral classifier), under two
@@ -500,9 +525,20 @@ def spectral_classifier_accuracy(overlap: float, spike_norm2: float, noise_var: 
 
 # The spike at fixed T is in seqrmt.fixed_T_spike; its names stay importable from here, loaded on
 # first use (fixed_T_spike imports this module).
-_FIXED_T_NAMES = ("FixedTSpike", "fixed_T_predict", "FixedTPrediction", "fixed_T_spike_model",
-                  "load_fixed_T_spike_correlated", "fixed_T_setting", "_distinct_tokens", "_spike_block",
-                  "_OUTLIER_WEIGHT", "_sparse_top", "_Measures", "_SPIKE_CACHE")
+_FIXED_T_NAMES = (
+    "FixedTSpike",
+    "fixed_T_predict",
+    "FixedTPrediction",
+    "fixed_T_spike_model",
+    "load_fixed_T_spike_correlated",
+    "fixed_T_setting",
+    "_distinct_tokens",
+    "_spike_block",
+    "_OUTLIER_WEIGHT",
+    "_sparse_top",
+    "_Measures",
+    "_SPIKE_CACHE",
+)
 
 # Their old names (from when the regime was also called "finite T"), deprecated: forwarded to the
 # new names with a DeprecationWarning (seqrmt.fixed_T_spike._DEPRECATED maps old to new).
@@ -513,9 +549,11 @@ def __getattr__(name: str):
     """``seqrmt.spikes.<name>`` of a name of :mod:`seqrmt.fixed_T_spike`."""
     if name in _FIXED_T_NAMES:
         from . import fixed_T_spike
+
         return getattr(fixed_T_spike, name)
     if name in _FIXED_T_DEPRECATED:
         from . import fixed_T_spike
+
         new = fixed_T_spike._DEPRECATED[name]
         fixed_T_spike._renamed(__name__, name, new)
         return getattr(fixed_T_spike, new)

@@ -19,6 +19,7 @@ The Marchenko-Pastur law itself (density, edges, Stieltjes transform) lives in
 * two samplers used to check these laws: :func:`spiked_covariance_sample` and
   :func:`wishart_product_eigenvalues`.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -30,18 +31,26 @@ from . import _checks
 from .spectrum import mp_edges
 from ._numerics import _phi_parts, blas_threads
 
-__all__ = ["stieltjes_inversion", "empirical_stieltjes", "mp_r_transform", "mp_s_transform",
-           "semicircle_density",
-           "bbp_threshold", "bbp_outlier", "bbp_overlap", "spiked_covariance_sample",
-           "wishart_product_eigenvalues"]
+__all__ = [
+    "stieltjes_inversion",
+    "empirical_stieltjes",
+    "mp_r_transform",
+    "mp_s_transform",
+    "semicircle_density",
+    "bbp_threshold",
+    "bbp_outlier",
+    "bbp_overlap",
+    "spiked_covariance_sample",
+    "wishart_product_eigenvalues",
+]
 
 
 # ---------------------------------------------------------------------------
 # Stieltjes transform
 # ---------------------------------------------------------------------------
 
-def stieltjes_inversion(stieltjes: Callable[[np.ndarray], np.ndarray], x: ArrayLike,
-                        eps: float) -> np.ndarray:
+
+def stieltjes_inversion(stieltjes: Callable[[np.ndarray], np.ndarray], x: ArrayLike, eps: float) -> np.ndarray:
     """Smoothed density ``-Im G(x + i eps) / pi`` read from a Stieltjes transform.
 
     With the book's convention ``G(z) = int dnu(t) / (z - t)``, ``-Im G(x + i eps) / pi`` is
@@ -91,6 +100,7 @@ def empirical_stieltjes(z: ArrayLike, eigenvalues: ArrayLike) -> np.ndarray:
 # ---------------------------------------------------------------------------
 # R- and S-transforms of Marchenko-Pastur
 # ---------------------------------------------------------------------------
+
 
 def mp_r_transform(g: ArrayLike, ratio: float, scale: float = 1.0) -> np.ndarray:
     """R-transform of ``scale * MP_ratio``: ``R(g) = scale / (1 - ratio scale g)``.
@@ -143,6 +153,7 @@ def semicircle_density(x: ArrayLike, variance: float = 1.0) -> np.ndarray:
 # The classic BBP transition (white spiked covariance)
 # ---------------------------------------------------------------------------
 
+
 def bbp_threshold(gamma: float) -> float:
     """Critical spike strength of the white spiked covariance: ``theta_c = sqrt(gamma)``.
 
@@ -162,7 +173,7 @@ def _bbp_parts(theta: ArrayLike, gamma: float):
         raise ValueError("theta must be >= 0")
     gamma = _checks.positive("gamma", gamma)
     above = th > np.sqrt(gamma)
-    safe = np.where(above, th, 1.0 + np.sqrt(gamma))          # dummy value below the threshold
+    safe = np.where(above, th, 1.0 + np.sqrt(gamma))  # dummy value below the threshold
     lam, _, phi, dphi, _ = _phi_parts(safe, 0.0, gamma, 1.0)
     return th, gamma, above, lam, phi, dphi
 
@@ -208,8 +219,10 @@ def bbp_overlap(theta: ArrayLike, gamma: float) -> np.ndarray:
 # Samplers
 # ---------------------------------------------------------------------------
 
-def spiked_covariance_sample(d: int, gamma: float, theta: float, *,
-                             seed: int | np.random.Generator | None = 0) -> tuple[np.ndarray, float]:
+
+def spiked_covariance_sample(
+    d: int, gamma: float, theta: float, *, seed: int | np.random.Generator | None = 0
+) -> tuple[np.ndarray, float]:
     """Eigenvalues of a sample covariance of the white spiked model, and the top overlap.
 
     Draws ``N = round(d / gamma)`` samples, the columns of ``Sigma_theta^{1/2} Y`` with
@@ -236,13 +249,14 @@ def spiked_covariance_sample(d: int, gamma: float, theta: float, *,
     N = max(1, int(round(d / gamma)))
     X = rng.standard_normal((d, N))
     X[0] *= np.sqrt(1.0 + theta)
-    with blas_threads(1):          # small matrices: one BLAS thread is fastest on a shared machine
+    with blas_threads(1):  # small matrices: one BLAS thread is fastest on a shared machine
         lam, vec = np.linalg.eigh(X @ X.T / N)
     return lam[::-1].copy(), float(vec[0, -1] ** 2)
 
 
-def wishart_product_eigenvalues(d: int, delta: float, gamma: float, *,
-                                seed: int | np.random.Generator | None = 0) -> np.ndarray:
+def wishart_product_eigenvalues(
+    d: int, delta: float, gamma: float, *, seed: int | np.random.Generator | None = 0
+) -> np.ndarray:
     """Eigenvalues of the product ``S_Z S_Y`` of two independent white Wishart matrices.
 
     ``S_Z = Z Z^T / V`` and ``S_Y = Y Y^T / N`` with ``Z`` (``d x V``) and ``Y`` (``d x N``)

@@ -47,8 +47,16 @@ import numpy as np
 
 from . import _cache
 
-__all__ = ["explore", "live", "MAX_FRAMES", "EXPLORE_CLASS", "LIVE_CLASS", "STATUS_CLASS",
-           "FRAME_CLASS", "PARAMETER_LABELS"]
+__all__ = [
+    "explore",
+    "live",
+    "MAX_FRAMES",
+    "EXPLORE_CLASS",
+    "LIVE_CLASS",
+    "STATUS_CLASS",
+    "FRAME_CLASS",
+    "PARAMETER_LABELS",
+]
 
 #: Largest number of precomputed frames :func:`explore` accepts.  Each WebP frame
 #: adds roughly 20-40 KB (x 1.33 for base64) to the page.
@@ -71,16 +79,29 @@ FRAME_CLASS = "seqrmt-frame"
 #: Readable slider names of the book's parameters (used when ``description`` does
 #: not name a parameter); they are the sliders' accessible names.
 PARAMETER_LABELS = {
-    "delta": "δ = d/V", "gamma": "γ = d/N", "beta": "β = ‖μ‖² (signal strength)",
-    "kappa": "κ = ‖w‖²", "alpha": "α = wᵀRw", "T": "T (sequence length)",
-    "L": "L (prefix length)", "rho": "ρ (sign correlation)", "tau": "τ (attention scale)",
-    "weights": "weights (pooling)", "d": "d (dimension)", "N": "N (sequences)",
-    "V": "V (vocabulary size)", "seeds": "seeds (repetitions)", "centered": "centered",
-    "theory": "theory curves", "family": "correlation family",
+    "delta": "δ = d/V",
+    "gamma": "γ = d/N",
+    "beta": "β = ‖μ‖² (signal strength)",
+    "kappa": "κ = ‖w‖²",
+    "alpha": "α = wᵀRw",
+    "T": "T (sequence length)",
+    "L": "L (prefix length)",
+    "rho": "ρ (sign correlation)",
+    "tau": "τ (attention scale)",
+    "weights": "weights (pooling)",
+    "d": "d (dimension)",
+    "N": "N (sequences)",
+    "V": "V (vocabulary size)",
+    "seeds": "seeds (repetitions)",
+    "centered": "centered",
+    "theory": "theory curves",
+    "family": "correlation family",
 }
 
-_SR_ONLY = ("position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;"
-            "clip:rect(0,0,0,0);white-space:nowrap;border:0")
+_SR_ONLY = (
+    "position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;"
+    "clip:rect(0,0,0,0);white-space:nowrap;border:0"
+)
 
 #: Device pixels per CSS pixel of the frames (2: sharp on phones and HiDPI screens).
 FRAME_DENSITY = 2
@@ -116,16 +137,12 @@ def _same(a: Any, b: Any) -> bool:
 def _check_grid(grid: Any, max_frames: int) -> dict[str, list[Any]]:
     if not isinstance(grid, Mapping):
         raise TypeError(
-            f"grid must be a dict mapping parameter names to sequences of values, "
-            f"got {type(grid).__name__}"
+            f"grid must be a dict mapping parameter names to sequences of values, got {type(grid).__name__}"
         )
     if len(grid) == 0:
         raise ValueError("grid is empty: give at least one parameter, e.g. {'delta': [0.5, 1.0]}")
     if len(grid) > 3:
-        raise ValueError(
-            f"grid has {len(grid)} parameters ({', '.join(map(str, grid))}); "
-            "explore supports at most 3"
-        )
+        raise ValueError(f"grid has {len(grid)} parameters ({', '.join(map(str, grid))}); explore supports at most 3")
     out: dict[str, list[Any]] = {}
     for name, values in grid.items():
         if not isinstance(name, str) or not name.isidentifier():
@@ -135,9 +152,7 @@ def _check_grid(grid: Any, max_frames: int) -> dict[str, list[Any]]:
         try:
             values = list(values)
         except TypeError:
-            raise TypeError(
-                f"grid[{name!r}] must be a sequence of values, got {type(values).__name__}"
-            ) from None
+            raise TypeError(f"grid[{name!r}] must be a sequence of values, got {type(values).__name__}") from None
         values = [v.item() if isinstance(v, np.generic) else v for v in values]
         if len(values) == 0:
             raise ValueError(f"grid[{name!r}] is empty: give at least one value")
@@ -156,9 +171,7 @@ def _check_grid(grid: Any, max_frames: int) -> dict[str, list[Any]]:
     return out
 
 
-def _default_indices(
-    grid: dict[str, list[Any]], defaults: Mapping[str, Any] | None
-) -> dict[str, int]:
+def _default_indices(grid: dict[str, list[Any]], defaults: Mapping[str, Any] | None) -> dict[str, int]:
     idx = {name: 0 for name in grid}
     if defaults is None:
         return idx
@@ -167,14 +180,12 @@ def _default_indices(
     for name, value in defaults.items():
         if name not in grid:
             raise ValueError(
-                f"defaults[{name!r}]: {name!r} is not a grid parameter "
-                f"(grid parameters: {', '.join(grid)})"
+                f"defaults[{name!r}]: {name!r} is not a grid parameter (grid parameters: {', '.join(grid)})"
             )
         matches = [i for i, v in enumerate(grid[name]) if _same(v, value)]
         if not matches:
             raise ValueError(
-                f"defaults[{name!r}] = {value!r} is not one of the grid values "
-                f"{[_format_value(v) for v in grid[name]]}"
+                f"defaults[{name!r}] = {value!r} is not one of the grid values {[_format_value(v) for v in grid[name]]}"
             )
         idx[name] = matches[0]
     return idx
@@ -184,9 +195,7 @@ def _check_figure(fig: Any) -> None:
     from matplotlib.figure import Figure
 
     if not isinstance(fig, Figure):
-        raise TypeError(
-            f"plot(...) must return a matplotlib Figure, got {type(fig).__name__}"
-        )
+        raise TypeError(f"plot(...) must return a matplotlib Figure, got {type(fig).__name__}")
 
 
 def _render_frame(fig: Any, dpi: float, *, png: bool = False) -> dict[str, Any]:
@@ -217,8 +226,7 @@ def _render_frame(fig: Any, dpi: float, *, png: bool = False) -> dict[str, Any]:
         plt.close(fig)  # no stray inline figure after the cell
     # The book's plots are flat colours plus antialiasing: a 128-colour palette is
     # visually lossless and makes the lossless WebP about 25 % smaller.
-    img = img.quantize(colors=128, method=PILImage.Quantize.FASTOCTREE,
-                       dither=PILImage.Dither.NONE).convert("RGB")
+    img = img.quantize(colors=128, method=PILImage.Quantize.FASTOCTREE, dither=PILImage.Dither.NONE).convert("RGB")
     out = io.BytesIO()
     img.save(out, format="WEBP", lossless=True, quality=50, method=2)
     frame = {"data": out.getvalue(), "mime": "image/webp", "alt": alt, "width": css_w, "height": css_h}
@@ -255,8 +263,15 @@ def _frame_key(plot: Callable[..., Any], params: Mapping[str, Any], dpi: float) 
     import matplotlib
     import PIL
 
-    return (module, qualname, tuple(sorted((k, repr(v)) for k, v in arguments.items())), repr(float(dpi)),
-            FRAME_DENSITY, matplotlib.__version__, PIL.__version__)
+    return (
+        module,
+        qualname,
+        tuple(sorted((k, repr(v)) for k, v in arguments.items())),
+        repr(float(dpi)),
+        FRAME_DENSITY,
+        matplotlib.__version__,
+        PIL.__version__,
+    )
 
 
 def _img_html(frame: Mapping[str, Any]) -> str:
@@ -264,9 +279,11 @@ def _img_html(frame: Mapping[str, Any]) -> str:
     import base64
 
     src = f"data:{frame['mime']};base64,{base64.b64encode(frame['data']).decode('ascii')}"
-    return (f'<img class="{FRAME_CLASS}" src="{src}" alt="{html.escape(frame["alt"], quote=True)}" '
-            f'width="{frame["width"]}" height="{frame["height"]}" '
-            f'style="max-width:100%;height:auto;display:block">')
+    return (
+        f'<img class="{FRAME_CLASS}" src="{src}" alt="{html.escape(frame["alt"], quote=True)}" '
+        f'width="{frame["width"]}" height="{frame["height"]}" '
+        f'style="max-width:100%;height:auto;display:block">'
+    )
 
 
 def _frame_widget(frame: Mapping[str, Any]) -> widgets.HTML:
@@ -278,15 +295,18 @@ def _frame_widget(frame: Mapping[str, Any]) -> widgets.HTML:
 def _status_widget(text: str) -> widgets.HTML:
 
     # Visually hidden (the image shows the same), still read by screen readers.
-    return widgets.HTML(value=f'<p class="{STATUS_CLASS}-text" style="{_SR_ONLY}">{html.escape(text)}</p>',
-                        layout=widgets.Layout(width="auto"))
+    return widgets.HTML(
+        value=f'<p class="{STATUS_CLASS}-text" style="{_SR_ONLY}">{html.escape(text)}</p>',
+        layout=widgets.Layout(width="auto"),
+    )
 
 
 def _settings_text(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
     from .plots._style import plain_text
 
-    return ", ".join(f"{plain_text(labels.get(n, n)).split(' (')[0].split(' = ')[0]} = "
-                     f"{_format_value(v)}" for n, v in params.items())
+    return ", ".join(
+        f"{plain_text(labels.get(n, n)).split(' (')[0].split(' = ')[0]} = {_format_value(v)}" for n, v in params.items()
+    )
 
 
 class _Explorer(widgets.VBox):
@@ -348,8 +368,28 @@ def _latex_parameter(label: str) -> str:
     """A slider label for LaTeX: Greek letters and norms as math, the rest escaped."""
     from .plots._style import _TEX
 
-    names = ("alpha", "beta", "gamma", "delta", "Delta", "kappa", "lambda", "mu", "nu", "rho",
-             "tau", "theta", "zeta", "xi", "Sigma", "sigma", "varphi", "psi", "pi", "eta")
+    names = (
+        "alpha",
+        "beta",
+        "gamma",
+        "delta",
+        "Delta",
+        "kappa",
+        "lambda",
+        "mu",
+        "nu",
+        "rho",
+        "tau",
+        "theta",
+        "zeta",
+        "xi",
+        "Sigma",
+        "sigma",
+        "varphi",
+        "psi",
+        "pi",
+        "eta",
+    )
     math_of = {_TEX[k]: f"\\{k} " for k in names}
     math_of.update({"‖": "\\|", "²": "^2", "ᵀ": "^\\top "})
     parts: list[tuple[bool, str]] = []
@@ -501,9 +541,7 @@ def explore(
     labels = dict(description or {})
     unknown = set(labels) - set(values)
     if unknown:
-        raise ValueError(
-            f"description has keys that are not grid parameters: {sorted(unknown)}"
-        )
+        raise ValueError(f"description has keys that are not grid parameters: {sorted(unknown)}")
 
     if name is not None and not isinstance(name, str):
         raise TypeError(f"name must be a string or None, got {type(name).__name__}")
@@ -528,6 +566,7 @@ def explore(
                 except AttributeError:  # pragma: no cover - not a Figure; _render_frame says so
                     pass
                 return _render_frame(fig, dpi)
+
             key = _frame_key(plot, params, dpi)
             frame = dict(render() if key is None else _cache.cached("explore_frame", key, render))
             frame["status"] = f"Showing {_settings_text(params, labels)}. {frame['alt']}"
@@ -540,8 +579,7 @@ def explore(
     #    their text descriptions.
     levels: list[list[widgets.Stack]] = [[] for _ in names]
 
-    def build(prefix: tuple[int, ...], leaf: Callable[[dict[str, Any]], widgets.Widget]
-              ) -> widgets.Widget:
+    def build(prefix: tuple[int, ...], leaf: Callable[[dict[str, Any]], widgets.Widget]) -> widgets.Widget:
         depth = len(prefix)
         if depth == len(names):
             return leaf(frames[prefix])
@@ -585,13 +623,15 @@ def explore(
     what = name or "this figure"
     params_tex = "; ".join(
         f"{_latex_parameter(labels[n])} in \\{{{', '.join(_latex_escape(t) for t in map(_format_value, values[n]))}\\}}"
-        for n in names)
+        for n in names
+    )
     box._seqrmt_latex = (
         "\\begin{center}\\small\\itshape "
         f"The online edition has an interactive version of {_latex_escape(what)}: "
         f"sliders over {params_tex} (default: "
-        + ", ".join(f"{_latex_parameter(labels[n])} = "
-                    f"{_latex_escape(_format_value(values[n][start[n]]))}" for n in names)
+        + ", ".join(
+            f"{_latex_parameter(labels[n])} = {_latex_escape(_format_value(values[n][start[n]]))}" for n in names
+        )
         + ").\\end{center}"
     )
     # Keep references so the links are not garbage-collected with a live kernel
@@ -617,15 +657,15 @@ def _make_control(name: str, spec: Any, label: str) -> widgets.ValueWidget:
         if "options" in spec or kind == "dropdown":
             return widgets.Dropdown(**common, **spec)
         numbers_ = [spec.get(k) for k in ("min", "max", "step", "value") if spec.get(k) is not None]
-        is_int = kind == "int" or (
-            kind is None and all(isinstance(x, numbers.Integral) for x in numbers_)
-        )
+        is_int = kind == "int" or (kind is None and all(isinstance(x, numbers.Integral) for x in numbers_))
         cls = widgets.IntSlider if is_int else widgets.FloatSlider
         spec.setdefault("continuous_update", False)
         spec["continuous_update"] = False
         return cls(**common, **spec)
-    if isinstance(spec, tuple) and 2 <= len(spec) <= 4 and all(
-        isinstance(x, numbers.Real) and not isinstance(x, bool) for x in spec
+    if (
+        isinstance(spec, tuple)
+        and 2 <= len(spec) <= 4
+        and all(isinstance(x, numbers.Real) and not isinstance(x, bool) for x in spec)
     ):
         lo, hi = spec[0], spec[1]
         if lo >= hi:
@@ -634,10 +674,8 @@ def _make_control(name: str, spec: Any, label: str) -> widgets.ValueWidget:
         step = spec[2] if len(spec) >= 3 else (1 if is_int else (hi - lo) / 100)
         value = spec[3] if len(spec) == 4 else (lo + hi) / 2
         if is_int:
-            return widgets.IntSlider(min=lo, max=hi, step=step, value=int(value),
-                                     continuous_update=False, **common)
-        return widgets.FloatSlider(min=lo, max=hi, step=step, value=value,
-                                   continuous_update=False, **common)
+            return widgets.IntSlider(min=lo, max=hi, step=step, value=int(value), continuous_update=False, **common)
+        return widgets.FloatSlider(min=lo, max=hi, step=step, value=value, continuous_update=False, **common)
     if isinstance(spec, (list, tuple)) and len(spec) > 0:
         return widgets.Dropdown(options=list(spec), **common)
     raise TypeError(
@@ -719,9 +757,7 @@ def live(
     controls = {name: _make_control(name, spec, labels[name]) for name, spec in sliders.items()}
     for name, value in (defaults or {}).items():
         if name not in controls:
-            raise ValueError(
-                f"defaults[{name!r}]: {name!r} is not a slider (sliders: {', '.join(controls)})"
-            )
+            raise ValueError(f"defaults[{name!r}]: {name!r} is not a slider (sliders: {', '.join(controls)})")
         controls[name].value = value
     extra = dict(fixed or {})
     clash = set(extra) & set(controls)
@@ -738,11 +774,14 @@ def live(
     status = widgets.Box([status_text], layout=widgets.Layout(width="auto"))
     status.add_class(STATUS_CLASS)
     note = widgets.HTML(
-        value=(f'<p class="{LIVE_CLASS}-note-text"><strong>Needs a running notebook.</strong> '
-               "These controls redraw the figure only when this page runs as a notebook "
-               "(Jupyter, or Binder from the launch button at the top of the page). "
-               f"The figure shows the default setting: {html.escape(shown)}.</p>"),
-        layout=widgets.Layout(width="auto"))
+        value=(
+            f'<p class="{LIVE_CLASS}-note-text"><strong>Needs a running notebook.</strong> '
+            "These controls redraw the figure only when this page runs as a notebook "
+            "(Jupyter, or Binder from the launch button at the top of the page). "
+            f"The figure shows the default setting: {html.escape(shown)}.</p>"
+        ),
+        layout=widgets.Layout(width="auto"),
+    )
     note.add_class(f"{LIVE_CLASS}-note")
 
     def redraw(change: Any = None) -> None:
@@ -751,8 +790,10 @@ def live(
         frame.value = _img_html(new)
         text = _settings_text(params, labels)
         status_text.value = _status_widget(f"Showing {text}. {new['alt']}").value
-        note.value = (f'<p class="{LIVE_CLASS}-note-text"><strong>Running.</strong> '
-                      f"The figure follows the controls (now {html.escape(text)}).</p>")
+        note.value = (
+            f'<p class="{LIVE_CLASS}-note-text"><strong>Running.</strong> '
+            f"The figure follows the controls (now {html.escape(text)}).</p>"
+        )
 
     for c in controls.values():
         c.observe(redraw, names="value")
@@ -772,4 +813,3 @@ def live(
     box._seqrmt_controls = controls  # type: ignore[attr-defined]
     box._seqrmt_redraw = redraw  # type: ignore[attr-defined]
     return box
-

@@ -38,8 +38,20 @@ from typing import Any
 #: The static files of the extensions (copied into ``_static/``; everything under ``seqrmt/``).
 STATIC = Path(__file__).resolve().parent / "static"
 #: The Sphinx extensions of the package, in the order they are set up.
-EXTENSIONS = ("cache", "assets", "typeset", "html", "theme", "live", "latex", "selfcheck",
-              "editions", "previews", "numbering", "reading")
+EXTENSIONS = (
+    "cache",
+    "assets",
+    "typeset",
+    "html",
+    "theme",
+    "live",
+    "latex",
+    "selfcheck",
+    "editions",
+    "previews",
+    "numbering",
+    "reading",
+)
 
 
 def _static_path(app: Any, config: Any) -> None:

@@ -103,8 +103,7 @@ def _move_widget_state(app: Any, pagename: str, context: dict) -> None:
     # The body is JSON with "</" already escaped by myst-nb: a valid JS expression.
     target.write_text(f"window.seqrmtWidgetState = {body};\n", encoding="utf-8")
     rel = posixpath.relpath(pagename + STATE_SUFFIX, posixpath.dirname(pagename) or ".")
-    context["metatags"] = (context.get("metatags") or "") + (
-        f'\n<meta name="seqrmt-widget-state" content="{rel}" />')
+    context["metatags"] = (context.get("metatags") or "") + (f'\n<meta name="seqrmt-widget-state" content="{rel}" />')
 
 
 #: Pages whose scripts run as Sphinx writes them (nothing postponed): the theme's search
@@ -121,15 +120,17 @@ def _defer_scripts(app: Any, pagename: str, context: dict) -> None:
         name = _filename(asset)
         attrs = _attributes(asset)
         base = name.split("?")[0]
-        if (name and not base.endswith("documentation_options.js")
-                and not base.endswith(KEEP_DEFERRED)
-                and attrs.get("type") in (None, "text/javascript")):
+        if (
+            name
+            and not base.endswith("documentation_options.js")
+            and not base.endswith(KEEP_DEFERRED)
+            and attrs.get("type") in (None, "text/javascript")
+        ):
             # Not fetched by the browser; static/seqrmt/site.js loads these, in order,
             # after the first paint, so that they do not share a slow link with the CSS.
             attrs.pop("defer", None)
             attrs.pop("async", None)
-            asset = type(asset)(name, priority=getattr(asset, "priority", 500),
-                                **{**attrs, "type": AFTER_PAINT})
+            asset = type(asset)(name, priority=getattr(asset, "priority", 500), **{**attrs, "type": AFTER_PAINT})
         elif name and base.endswith(KEEP_DEFERRED) and "defer" not in attrs:
             asset = _rebuild(asset, defer="defer")
         out.append(asset)
@@ -208,8 +209,6 @@ def _name_nav_toggles(context: dict) -> None:
 
     named.seqrmt_named = True  # type: ignore[attr-defined]
     context["generate_toctree_html"] = named
-
-
 
 
 def setup(app: Any) -> dict[str, Any]:

@@ -66,9 +66,13 @@ def _hash_files(files: list[Path], root: Path) -> str:
 
 def package_files(folder: Path) -> list[Path]:
     """Every file of a package folder (no caches, no hidden files)."""
-    return [p for p in folder.rglob("*") if p.is_file() and not any(
-        part.startswith(".") or part == "__pycache__" for part in p.relative_to(folder).parts)
-        and p.suffix not in (".pyc", ".pyo")]
+    return [
+        p
+        for p in folder.rglob("*")
+        if p.is_file()
+        and not any(part.startswith(".") or part == "__pycache__" for part in p.relative_to(folder).parts)
+        and p.suffix not in (".pyc", ".pyo")
+    ]
 
 
 def installed_versions(requirements: Path) -> list[str]:
@@ -98,8 +102,7 @@ def dependency_hashes(root: Path, files: list[str], packages: list[str]) -> tupl
             digest.update(hashlib.sha256(path.read_bytes()).digest())
             if path.name.startswith("requirements") and path.suffix == ".txt":
                 digest.update("\n".join(installed_versions(path)).encode())
-    pkgs = {name: _hash_files(package_files(root / name), root) for name in packages
-            if (root / name).is_dir()}
+    pkgs = {name: _hash_files(package_files(root / name), root) for name in packages if (root / name).is_dir()}
     return digest.hexdigest(), pkgs
 
 
@@ -135,8 +138,11 @@ def configured_hashes(root: Path) -> tuple[str, dict[str, str]]:
 
     conf = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8")) or {}
     options = (conf.get("sphinx") or {}).get("config") or {}
-    return dependency_hashes(root, list(options.get("seqrmt_cache_files", ["requirements.txt"])),
-                             list(options.get("seqrmt_cache_packages", ["seqrmt"])))
+    return dependency_hashes(
+        root,
+        list(options.get("seqrmt_cache_files", ["requirements.txt"])),
+        list(options.get("seqrmt_cache_packages", ["seqrmt"])),
+    )
 
 
 # ------------------------------------------------------------------ Sphinx side
@@ -222,24 +228,34 @@ def invalidate_cache(folder: Path, current: dict[str, str]) -> list[str]:
 
 def _env_get_outdated(app: Any, env: Any, added: set, changed: set, removed: set) -> list[str]:
     root = Path(app.confdir)
-    common, packages = dependency_hashes(root, list(app.config.seqrmt_cache_files),
-                                         list(app.config.seqrmt_cache_packages))
+    common, packages = dependency_hashes(
+        root, list(app.config.seqrmt_cache_files), list(app.config.seqrmt_cache_packages)
+    )
     notebooks = _notebooks(app, env)
     keys = {doc: notebook_key(path, common, packages) for doc, path in notebooks.items()}
-    app._seqrmt_cache = {"keys": keys, "paths": {d: str(p) for d, p in notebooks.items()},
-                         "start": time.time(), "read": set()}
+    app._seqrmt_cache = {
+        "keys": keys,
+        "paths": {d: str(p) for d, p in notebooks.items()},
+        "start": time.time(),
+        "read": set(),
+    }
     folder = _cache_folder(env)
     if folder is not None:
         stale = invalidate_cache(folder, {str(notebooks[d]): k for d, k in keys.items()})
         if stale:
-            LOGGER.info("execution cache: dependencies changed, %d notebook(s) to execute again: %s",
-                        len(stale), ", ".join(Path(u).name for u in stale))
+            LOGGER.info(
+                "execution cache: dependencies changed, %d notebook(s) to execute again: %s",
+                len(stale),
+                ", ".join(Path(u).name for u in stale),
+            )
     read_with = getattr(env, "seqrmt_cache_keys", {})
-    outdated = sorted(doc for doc, key in keys.items()
-                      if doc not in added and doc not in changed and read_with.get(doc) != key)
+    outdated = sorted(
+        doc for doc, key in keys.items() if doc not in added and doc not in changed and read_with.get(doc) != key
+    )
     if outdated:
-        LOGGER.info("execution cache: %d page(s) outdated by their dependencies: %s",
-                    len(outdated), ", ".join(outdated))
+        LOGGER.info(
+            "execution cache: %d page(s) outdated by their dependencies: %s", len(outdated), ", ".join(outdated)
+        )
     return outdated
 
 
@@ -303,12 +319,17 @@ def execution_report(app: Any) -> dict[str, Any]:
             status = "executed"
         else:
             status = "cache"
-        rows[doc] = {"status": status,
-                     "seconds": round(runtime, 1) if isinstance(runtime, (int, float)) else None}
-    counts = {s: sum(r["status"] == s for r in rows.values())
-              for s in ("executed", "cache", "unchanged", "not executed")}
-    return {"builder": app.builder.name, "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
-            "seconds": round(time.time() - state["start"], 1), "counts": counts, "notebooks": rows}
+        rows[doc] = {"status": status, "seconds": round(runtime, 1) if isinstance(runtime, (int, float)) else None}
+    counts = {
+        s: sum(r["status"] == s for r in rows.values()) for s in ("executed", "cache", "unchanged", "not executed")
+    }
+    return {
+        "builder": app.builder.name,
+        "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "seconds": round(time.time() - state["start"], 1),
+        "counts": counts,
+        "notebooks": rows,
+    }
 
 
 def _build_finished(app: Any, exception: Exception | None) -> None:
@@ -320,15 +341,16 @@ def _build_finished(app: Any, exception: Exception | None) -> None:
     cache = _cache_folder(app.env)
     folder = (cache.resolve().parent if cache is not None else Path(app.outdir).parent) / "reports"
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"execution-{report['builder']}.json").write_text(json.dumps(report, indent=1),
-                                                                encoding="utf-8")
+    (folder / f"execution-{report['builder']}.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
     rows = report["notebooks"]
     executed = [f"{d} ({r['seconds']} s)" for d, r in rows.items() if r["status"] == "executed"]
     cached = [d for d, r in rows.items() if r["status"] == "cache"]
-    line = (f"{report['finished']} {report['builder']}: {len(rows)} notebooks, "
-            f"{len(executed)} executed [{', '.join(executed)}], "
-            f"{len(cached)} from the cache [{', '.join(cached)}], "
-            f"{report['counts']['unchanged']} not re-read")
+    line = (
+        f"{report['finished']} {report['builder']}: {len(rows)} notebooks, "
+        f"{len(executed)} executed [{', '.join(executed)}], "
+        f"{len(cached)} from the cache [{', '.join(cached)}], "
+        f"{report['counts']['unchanged']} not re-read"
+    )
     with open(folder / "executions.log", "a", encoding="utf-8") as log:
         log.write(line + "\n")
     LOGGER.info("execution report: %s", line.split(" ", 2)[2])

@@ -27,8 +27,8 @@ from typing import Any
 
 try:
     import tomllib
-except ModuleNotFoundError:      # Python 3.10
-    import tomli as tomllib      # type: ignore[no-redef]
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
 
 EDITION = "Third edition"
 CHANGES_PAGE = "book/changes"
@@ -47,23 +47,21 @@ def book_version(root: Path) -> str:
 def build_date() -> str:
     """Today (UTC) as YYYY-MM-DD, or the date of ``SOURCE_DATE_EPOCH`` when it is set."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    moment = (_dt.datetime.fromtimestamp(int(epoch), _dt.timezone.utc) if epoch
-              else _dt.datetime.now(_dt.timezone.utc))
+    moment = _dt.datetime.fromtimestamp(int(epoch), _dt.timezone.utc) if epoch else _dt.datetime.now(_dt.timezone.utc)
     return moment.strftime("%Y-%m-%d")
 
 
 def footer_line(version: str, date: str, changes_href: str | None) -> str:
-    link = (f' (<a href="{html.escape(changes_href, quote=True)}">what changed</a>)'
-            if changes_href else "")
-    return (f'<p class="{CLASS}">{EDITION}{link}, version {html.escape(version)}, '
-            f'built {html.escape(date)}.</p>')
+    link = f' (<a href="{html.escape(changes_href, quote=True)}">what changed</a>)' if changes_href else ""
+    return f'<p class="{CLASS}">{EDITION}{link}, version {html.escape(version)}, built {html.escape(date)}.</p>'
 
 
 def in_git_work_tree(path: Path) -> bool:
     """Whether ``path`` lies in a git work tree (and git can be run)."""
     try:
-        out = subprocess.run(["git", "rev-parse", "--is-inside-work-tree"], cwd=path,
-                             capture_output=True, text=True, timeout=60)
+        out = subprocess.run(
+            ["git", "rev-parse", "--is-inside-work-tree"], cwd=path, capture_output=True, text=True, timeout=60
+        )
     except (OSError, subprocess.SubprocessError):
         return False
     return out.returncode == 0 and out.stdout.strip() == "true"
@@ -85,9 +83,10 @@ def _config_inited(app: Any, config: Any) -> None:
     config.seqrmt_build_date = build_date()
     if "git_exclude_patterns" in config and not in_git_work_tree(Path(app.srcdir)):
         from sphinx.util import logging
+
         logging.getLogger(__name__).info(
-            "seqrmt_book.editions: %s is not a git checkout; pages show no 'last updated' date",
-            app.srcdir)
+            "seqrmt_book.editions: %s is not a git checkout; pages show no 'last updated' date", app.srcdir
+        )
         config.git_exclude_patterns = ["**"]
 
 

@@ -110,7 +110,8 @@ class SeqrmtTranslatorMixin:
             for i in range(start, len(self.body)):
                 if "<pre>" in self.body[i]:
                     self.body[i] = self.body[i].replace(
-                        "<pre>", f'<pre tabindex="0" role="group" aria-label="{name}">', 1)
+                        "<pre>", f'<pre tabindex="0" role="group" aria-label="{name}">', 1
+                    )
                     break
 
     def visit_table(self, node: Any) -> None:
@@ -119,8 +120,9 @@ class SeqrmtTranslatorMixin:
         container = '<div class="pst-scrollable-table-container">'
         for i in range(start, len(self.body)):
             if self.body[i] == container:
-                self.body[i] = ('<div class="pst-scrollable-table-container" tabindex="0" role="group" '
-                                'aria-label="Table">')
+                self.body[i] = (
+                    '<div class="pst-scrollable-table-container" tabindex="0" role="group" aria-label="Table">'
+                )
                 break
 
     def visit_citation(self, node: Any) -> None:

@@ -51,9 +51,25 @@ from sphinx import addnodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
 #: Environments that are math: an output opening one of these stays a display equation.
-MATH_ENVIRONMENTS = {"equation", "equation*", "align", "align*", "aligned", "gather", "gather*",
-                     "multline", "multline*", "split", "array", "matrix", "pmatrix", "bmatrix",
-                     "cases", "eqnarray", "eqnarray*"}
+MATH_ENVIRONMENTS = {
+    "equation",
+    "equation*",
+    "align",
+    "align*",
+    "aligned",
+    "gather",
+    "gather*",
+    "multline",
+    "multline*",
+    "split",
+    "array",
+    "matrix",
+    "pmatrix",
+    "bmatrix",
+    "cases",
+    "eqnarray",
+    "eqnarray*",
+}
 _TEXT_MODE = re.compile(r"^\s*(\\begin\{(?P<env>[^}]+)\}|\\(small|itshape|textit|emph|par)\b)")
 
 
@@ -95,8 +111,7 @@ class ExerciseLabels(SphinxPostTransform):
         except ImportError:  # pragma: no cover - the book always has sphinx-exercise
             return
         registry = getattr(self.env, "sphinx_exercise_registry", {})
-        for node in list(self.document.findall(lambda n: isinstance(n, (exercise_node,
-                                                                         exercise_enumerable_node)))):
+        for node in list(self.document.findall(lambda n: isinstance(n, (exercise_node, exercise_enumerable_node)))):
             label = node.get("label")
             docname = registry.get(label, {}).get("docname") if label else None
             if not docname or node.parent is None:

@@ -85,8 +85,9 @@ def names(source: str) -> tuple[set[str], set[str]]:
 
 def _shown(cell: dict) -> bool:
     tags = _tags(cell)
-    return (cell.get("cell_type") == "code" and _source(cell).strip() != ""
-            and not tags & {"remove-cell", "remove-input"})
+    return (
+        cell.get("cell_type") == "code" and _source(cell).strip() != "" and not tags & {"remove-cell", "remove-input"}
+    )
 
 
 def live_data(nb: dict) -> dict[str, Any]:
@@ -108,7 +109,7 @@ def live_data(nb: dict) -> dict[str, Any]:
         bound, _ = names(_source(cell))
         needed = set()
         pending = set(bound)
-        for later in cells[i + 1:]:
+        for later in cells[i + 1 :]:
             if not pending:
                 break
             later_bound, later_read = names(_source(later))
@@ -130,8 +131,12 @@ def _binder(app: Any) -> dict[str, str] | None:
     hub = str(launch.get("binderhub_url", "") or "")
     if not m or not hub:
         return None
-    return {"binderUrl": hub.rstrip("/"), "repo": m.group(1),
-            "ref": str(options.get("repository_branch", "") or "main"), "repoProvider": "github"}
+    return {
+        "binderUrl": hub.rstrip("/"),
+        "repo": m.group(1),
+        "ref": str(options.get("repository_branch", "") or "main"),
+        "repoProvider": "github",
+    }
 
 
 def _page_context(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
@@ -152,9 +157,10 @@ def _page_context(app: Any, pagename: str, templatename: str, context: dict, doc
     widget = (
         '<div class="seqrmt-livecode" data-seqrmt-livecode="off">'
         f'<button type="button" class="seqrmt-livecode-button">{html.escape(BUTTON_TEXT)}</button>'
-        '<span class="seqrmt-livecode-status" role="status" aria-live="polite"></span></div>')
+        '<span class="seqrmt-livecode-status" role="status" aria-live="polite"></span></div>'
+    )
     end_h1 = body.find("</h1>")
-    body = body[:end_h1 + 5] + widget + body[end_h1 + 5:] if end_h1 >= 0 else widget + body
+    body = body[: end_h1 + 5] + widget + body[end_h1 + 5 :] if end_h1 >= 0 else widget + body
     payload = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
     body += f'\n<script type="application/json" id="{DATA_ID}">{payload}</script>\n'
     context["body"] = body

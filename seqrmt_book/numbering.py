@@ -199,8 +199,7 @@ def apply_prefixes(app: Any, env: Any) -> list[str]:
         if fig:
             env.toc_fignumbers[docname] = renumber_figures(fig, prefix)
         if html:
-            env.toc_secnumbers[docname] = number_sections(env.tocs[docname], prefix,
-                                                          env.titles.get(docname))
+            env.toc_secnumbers[docname] = number_sections(env.tocs[docname], prefix, env.titles.get(docname))
         changed.append(docname)
     return changed
 
@@ -239,13 +238,20 @@ class AppendixLetters(SphinxPostTransform):
             if not section.children or not isinstance(section[0], nodes.title):
                 continue
             m = PART_TITLE.match(section[0].astext())
-            if not m or any(isinstance(p, nodes.section) and p is not section and p.children
-                            and isinstance(p[0], nodes.title) and PART_TITLE.match(p[0].astext())
-                            for p in _ancestors(section)):
+            if not m or any(
+                isinstance(p, nodes.section)
+                and p is not section
+                and p.children
+                and isinstance(p[0], nodes.title)
+                and PART_TITLE.match(p[0].astext())
+                for p in _ancestors(section)
+            ):
                 continue
             x = m.group(1)
-            latex = "".join(f"\\setcounter{{{c}}}{{0}}\\renewcommand{{\\the{c}}}{{{x}.\\arabic{{{c}}}}}"
-                            for c in ("equation", "figure", "table"))
+            latex = "".join(
+                f"\\setcounter{{{c}}}{{0}}\\renewcommand{{\\the{c}}}{{{x}.\\arabic{{{c}}}}}"
+                for c in ("equation", "figure", "table")
+            )
             section.insert(1, nodes.raw("", latex + "\n", format="latex"))
 
 

@@ -44,8 +44,7 @@ LINK_CLASS = "seqrmt-has-preview"
 #: The statements of every page, kept between builds (in the doctree folder).
 RECORD = "seqrmt-previews.json"
 #: sphinx-proof's kinds and sphinx-exercise's exercise: the classes of a previewable box.
-KINDS = ("theorem", "proposition", "lemma", "definition", "corollary", "conjecture",
-         "assumption", "remark", "exercise")
+KINDS = ("theorem", "proposition", "lemma", "definition", "corollary", "conjecture", "assumption", "remark", "exercise")
 _ANY_DIV = re.compile(r"<div\b|</div>")
 _HEADERLINK = re.compile(r'<a class="headerlink"[^>]*>.*?</a>', re.S)
 _A_OPEN = re.compile(r"<a\b[^>]*>")
@@ -80,7 +79,7 @@ def element(html: str, element_id: str) -> str | None:
     for tag in _ANY_DIV.finditer(html, m.start()):
         depth += 1 if tag.group(0) != "</div>" else -1
         if depth == 0:
-            return html[m.start():tag.end()]
+            return html[m.start() : tag.end()]
     return None
 
 
@@ -130,7 +129,7 @@ def _target_doc(app: Any, docname: str, refuri: str) -> tuple[str, str] | None:
     suffix = app.builder.out_suffix
     if not path.endswith(suffix):
         return None
-    target = posixpath.normpath(posixpath.join(posixpath.dirname(docname), path[:-len(suffix)]))
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(docname), path[: -len(suffix)]))
     return target, anchor
 
 
@@ -150,8 +149,13 @@ def _post_transform_class() -> type:
             for ref in self.document.findall(nodes.reference):
                 if not ref.get("internal"):
                     continue
-                target = (_target_doc(self.app, docname, ref["refuri"]) if ref.get("refuri")
-                          else (docname, ref["refid"]) if ref.get("refid") else None)
+                target = (
+                    _target_doc(self.app, docname, ref["refuri"])
+                    if ref.get("refuri")
+                    else (docname, ref["refid"])
+                    if ref.get("refid")
+                    else None
+                )
                 if target and target[1] in store.get(target[0], ()):
                     ref["classes"].append(LINK_CLASS)
 
@@ -184,8 +188,11 @@ def _build_finished(app: Any, exception: Exception | None) -> None:
         pages = {}
     pages.update(written)
     store = getattr(app.env, "seqrmt_previewable", {})
-    pages = {doc: {i: f for i, f in frags.items() if i in store.get(doc, ())}
-             for doc, frags in pages.items() if doc in app.env.all_docs}
+    pages = {
+        doc: {i: f for i, f in frags.items() if i in store.get(doc, ())}
+        for doc, frags in pages.items()
+        if doc in app.env.all_docs
+    }
     folder = Path(app.outdir) / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
     wanted = {}

@@ -52,8 +52,14 @@ CLASS = "seqrmt-reading-time"
 _WORD = re.compile(r"[^\W_]", re.UNICODE)
 
 #: Mime types of an output that a reader looks at as a figure.
-FIGURE_MIME = ("image/png", "image/jpeg", "image/svg+xml", "image/gif", "image/webp",
-               "application/vnd.jupyter.widget-view+json")
+FIGURE_MIME = (
+    "image/png",
+    "image/jpeg",
+    "image/svg+xml",
+    "image/gif",
+    "image/webp",
+    "application/vnd.jupyter.widget-view+json",
+)
 
 
 @dataclass(frozen=True)
@@ -65,8 +71,12 @@ class Counts:
     figures: int
 
 
-def minutes(counts: Counts, words_per_minute: float = 100.0, seconds_per_equation: float = 20.0,
-            seconds_per_figure: float = 30.0) -> int:
+def minutes(
+    counts: Counts,
+    words_per_minute: float = 100.0,
+    seconds_per_equation: float = 20.0,
+    seconds_per_figure: float = 30.0,
+) -> int:
     """The reading time in minutes, rounded to the nearest 5 (at least 5).
 
     ``words / words_per_minute + (equations * seconds_per_equation + figures *
@@ -76,8 +86,10 @@ def minutes(counts: Counts, words_per_minute: float = 100.0, seconds_per_equatio
         raise ValueError(f"words_per_minute must be positive, got {words_per_minute!r}")
     if seconds_per_equation < 0 or seconds_per_figure < 0:
         raise ValueError("seconds_per_equation and seconds_per_figure must be nonnegative")
-    raw = (counts.words / words_per_minute
-           + (counts.equations * seconds_per_equation + counts.figures * seconds_per_figure) / 60)
+    raw = (
+        counts.words / words_per_minute
+        + (counts.equations * seconds_per_equation + counts.figures * seconds_per_figure) / 60
+    )
     return max(5, 5 * int(math.floor(raw / 5 + 0.5)))
 
 
@@ -91,9 +103,19 @@ def _is_selfcheck_feedback(node: nodes.Node) -> bool:
 
 def _skipped(node: nodes.Node) -> bool:
     """Nodes whose text is not counted as prose (code, outputs, solutions, ...)."""
-    if isinstance(node, (nodes.literal_block, nodes.math_block, nodes.raw, nodes.comment,
-                         nodes.image, nodes.substitution_definition, nodes.target,
-                         nodes.system_message)):
+    if isinstance(
+        node,
+        (
+            nodes.literal_block,
+            nodes.math_block,
+            nodes.raw,
+            nodes.comment,
+            nodes.image,
+            nodes.substitution_definition,
+            nodes.target,
+            nodes.system_message,
+        ),
+    ):
         return True
     if isinstance(node, nodes.Element):
         if node.get("nb_element", "").startswith("cell_code") or node.get("nb_element") == "mime_bundle":
@@ -172,7 +194,8 @@ def sentence(counts: Counts, wpm: float, spe: float, spf: float) -> nodes.paragr
     para += nodes.Text(
         f" about {total} minutes: {counts.words:,} words at {wpm:g} words a minute (the pace of "
         f"mathematical prose), {spe:g} s for each of {counts.equations} display equations, {spf:g} s "
-        f"for each of {counts.figures} figures; code, solutions and self-check explanations not counted.")
+        f"for each of {counts.figures} figures; code, solutions and self-check explanations not counted."
+    )
     return para
 
 
@@ -192,17 +215,22 @@ def _doctree_read(app: Any, doctree: nodes.document) -> None:
     docname = app.env.docname
     if not re.search(app.config.seqrmt_reading_pages, docname):
         return
-    for old in list(doctree.findall(lambda n: isinstance(n, nodes.paragraph)
-                                    and CLASS in n.get("classes", []))):
+    for old in list(doctree.findall(lambda n: isinstance(n, nodes.paragraph) and CLASS in n.get("classes", []))):
         old.parent.remove(old)
     where = _anchor(doctree)
     if where is None:
         return
     counts = count(doctree)
     parent, index = where
-    parent.insert(index, sentence(counts, float(app.config.seqrmt_reading_words_per_minute),
-                                  float(app.config.seqrmt_reading_seconds_per_equation),
-                                  float(app.config.seqrmt_reading_seconds_per_figure)))
+    parent.insert(
+        index,
+        sentence(
+            counts,
+            float(app.config.seqrmt_reading_words_per_minute),
+            float(app.config.seqrmt_reading_seconds_per_equation),
+            float(app.config.seqrmt_reading_seconds_per_figure),
+        ),
+    )
 
 
 # ---------------------------------------------------------------- the index of results
@@ -217,9 +245,13 @@ def _collect_statements(app: Any, doctree: nodes.document) -> None:
         title = str(node.get("title", "")).strip()
         if title.startswith("(") and title.endswith(")"):
             title = title[1:-1].strip()
-        found[node["label"]] = {"docname": app.env.docname, "countertype": node["countertype"],
-                                "realtype": node.get("realtype", node["countertype"]),
-                                "id": node["ids"][0], "title": title}
+        found[node["label"]] = {
+            "docname": app.env.docname,
+            "countertype": node["countertype"],
+            "realtype": node.get("realtype", node["countertype"]),
+            "id": node["ids"][0],
+            "title": title,
+        }
 
 
 def _purge_statements(app: Any, env: Any, docname: str) -> None:
@@ -235,9 +267,23 @@ def _merge_statements(app: Any, env: Any, docnames: Any, other: Any) -> None:
 
 
 #: Headings of the index, in this order (sphinx-proof's types; any other kind goes last).
-KINDS = ("theorem", "proposition", "lemma", "corollary", "conjecture", "assumption",
-         "definition", "axiom", "criterion", "algorithm", "example", "remark", "observation",
-         "property", "notation")
+KINDS = (
+    "theorem",
+    "proposition",
+    "lemma",
+    "corollary",
+    "conjecture",
+    "assumption",
+    "definition",
+    "axiom",
+    "criterion",
+    "algorithm",
+    "example",
+    "remark",
+    "observation",
+    "property",
+    "notation",
+)
 
 
 def statement_entries(env: Any) -> list[tuple[str, list[tuple]]]:
@@ -256,11 +302,13 @@ def statement_entries(env: Any) -> list[tuple[str, list[tuple]]]:
             name += f" ({info['title']})"
         page = env.titles.get(info["docname"])
         extra = page.astext() if page is not None else ""
-        key = (order.get(info["docname"], len(order)), tuple(number or (10 ** 6,)), label)
+        key = (order.get(info["docname"], len(order)), tuple(number or (10**6,)), label)
         groups.setdefault(kind, []).append((key, (name, 0, info["docname"], info["id"], extra, "", "")))
     ranked = sorted(groups, key=lambda k: (KINDS.index(k) if k in KINDS else len(KINDS), k))
-    return [(translate(k.capitalize()) + ("s" if not k.endswith("s") else ""),
-             [entry for _, entry in sorted(groups[k])]) for k in ranked]
+    return [
+        (translate(k.capitalize()) + ("s" if not k.endswith("s") else ""), [entry for _, entry in sorted(groups[k])])
+        for k in ranked
+    ]
 
 
 def _toc_order(env: Any) -> list[str]:
@@ -282,7 +330,7 @@ def _replace_proof_index(app: Any) -> None:
     """sphinx-proof's index of raw labels becomes the index of results (numbers and titles)."""
     try:
         from sphinx_proof.domain import ProofDomain, ProofIndex
-    except ImportError:      # the book without sphinx-proof: nothing to replace
+    except ImportError:  # the book without sphinx-proof: nothing to replace
         return
 
     class ResultsIndex(ProofIndex):

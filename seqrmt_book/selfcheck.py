@@ -101,8 +101,9 @@ def _glued(document: Any, key: str) -> Any:
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError):
-        raise ValueError(f"self-check: the glued value {key!r} is {text!r}, not a number "
-                         "or a string (glue float(x) or a str)") from None
+        raise ValueError(
+            f"self-check: the glued value {key!r} is {text!r}, not a number or a string (glue float(x) or a str)"
+        ) from None
 
 
 class ChoiceDirective(SphinxDirective):
@@ -151,7 +152,7 @@ def _without_verdict(blocks: list[nodes.Node]) -> list[nodes.Node]:
     match = _VERDICT.match(text)
     if match is None:
         return blocks
-    rest = text[match.end():]
+    rest = text[match.end() :]
     if rest[:1].islower():
         rest = rest[0].upper() + rest[1:]
     if rest:
@@ -213,27 +214,27 @@ class SelfCheckDirective(SphinxDirective):
             if len(set(ids)) != len(ids) or len(ids) < 2:
                 self._fail(f"a choice needs at least two options with distinct ids, got {ids}")
             if not isinstance(answer, str) or answer not in ids:
-                self._fail(f"the answer {answer!r} (glued as {self.options['answer']!r}) "
-                           f"is not one of the options {ids}")
+                self._fail(
+                    f"the answer {answer!r} (glued as {self.options['answer']!r}) is not one of the options {ids}"
+                )
             node["answer"] = answer
             node["display"] = answer
             for index, raw in enumerate(choices):
                 paras = [c for c in raw.children]
                 if not paras or not isinstance(paras[0], nodes.paragraph):
                     self._fail(f"option {raw['choice']!r} must start with a paragraph (the option)")
-                option = selfcheck_option(choice=raw["choice"], qid=qid, index=index,
-                                          correct=raw["choice"] == answer)
+                option = selfcheck_option(choice=raw["choice"], qid=qid, index=index, correct=raw["choice"] == answer)
                 option += nodes.inline("", "", *paras[0].children, classes=["self-check-label"])
                 form += option
                 fb = selfcheck_feedback(key=raw["choice"], value="")
                 fb.extend(_without_verdict(paras[1:]))
                 feedback.append(fb)
             feedback = [f for f in feedback if isinstance(f, selfcheck_feedback)] + [
-                f for f in feedback if isinstance(f, selfcheck_feedback_raw)]
+                f for f in feedback if isinstance(f, selfcheck_feedback_raw)
+            ]
         else:
             node["kind"] = "number"
-            if isinstance(answer, bool) or not isinstance(answer, (int, float)) \
-                    or not math.isfinite(answer):
+            if isinstance(answer, bool) or not isinstance(answer, (int, float)) or not math.isfinite(answer):
                 self._fail(f"the answer {self.options['answer']!r} is {answer!r}, not a finite number")
             if "tolerance" not in self.options:
                 self._fail("a numeric question needs :tolerance:")
@@ -249,8 +250,10 @@ class SelfCheckDirective(SphinxDirective):
             key, value = raw["key"], ""
             if key not in (CORRECT, OTHERWISE):
                 if node["kind"] != "number":
-                    self._fail(f"feedback {key!r}: a choice takes only 'correct' and 'otherwise' "
-                               "(each option carries its own explanation)")
+                    self._fail(
+                        f"feedback {key!r}: a choice takes only 'correct' and 'otherwise' "
+                        "(each option carries its own explanation)"
+                    )
                 try:
                     value = _glued(self.state.document, key)
                 except ValueError as err:
@@ -258,8 +261,10 @@ class SelfCheckDirective(SphinxDirective):
                 if not isinstance(value, (int, float)) or not math.isfinite(value):
                     self._fail(f"the misconception {key!r} is {value!r}, not a finite number")
                 if abs(float(value) - node["answer"]) <= node["tolerance"]:
-                    self._fail(f"the misconception {key!r} = {value} is within the tolerance "
-                               f"of the answer {node['answer']}: a reader could not tell them apart")
+                    self._fail(
+                        f"the misconception {key!r} = {value} is within the tolerance "
+                        f"of the answer {node['answer']}: a reader could not tell them apart"
+                    )
                 value = repr(float(value))
             fb = selfcheck_feedback(key=key, value=value)
             fb.extend(_without_verdict(list(raw.children)))
@@ -283,12 +288,15 @@ def visit_self_check_html(self: Any, node: self_check) -> None:
     self.body.append(
         f'<div class="self-check" id="{_attr(qid)}" {attrs} role="group" '
         f'aria-labelledby="{_attr(qid)}-title">'
-        f'<p class="self-check-title" id="{_attr(qid)}-title">Self-check {node["number"]}</p>')
+        f'<p class="self-check-title" id="{_attr(qid)}-title">Self-check {node["number"]}</p>'
+    )
 
 
 def depart_self_check_html(self: Any, node: self_check) -> None:
-    self.body.append(f'<div class="self-check-result" id="{_attr(node["qid"])}-result" '
-                     'role="status" aria-live="polite" aria-atomic="true"></div></div>\n')
+    self.body.append(
+        f'<div class="self-check-result" id="{_attr(node["qid"])}-result" '
+        'role="status" aria-live="polite" aria-atomic="true"></div></div>\n'
+    )
 
 
 def visit_selfcheck_form_html(self: Any, node: selfcheck_form) -> None:
@@ -298,11 +306,12 @@ def visit_selfcheck_form_html(self: Any, node: selfcheck_form) -> None:
     if parent["kind"] == "number":
         self.body.append(
             f'<label for="{qid}-input">Your answer (a number; within '
-            f'{_attr(parent["tolerance_display"])} counts as right)</label>'
+            f"{_attr(parent['tolerance_display'])} counts as right)</label>"
             f'<span class="self-check-row"><input id="{qid}-input" class="self-check-input" '
             'type="text" inputmode="decimal" autocomplete="off" spellcheck="false" '
             f'aria-describedby="{qid}-result">'
-            '<button type="submit" class="self-check-button">Check</button></span>')
+            '<button type="submit" class="self-check-button">Check</button></span>'
+        )
     else:
         self.body.append('<fieldset class="self-check-options"><legend>Choose one answer</legend>')
 
@@ -314,11 +323,12 @@ def depart_selfcheck_form_html(self: Any, node: selfcheck_form) -> None:
 
 
 def visit_selfcheck_option_html(self: Any, node: selfcheck_option) -> None:
-    oid = f'{_attr(node["qid"])}-option-{node["index"]}'
+    oid = f"{_attr(node['qid'])}-option-{node['index']}"
     self.body.append(
         f'<div class="self-check-option"><input type="radio" id="{oid}" '
         f'name="{_attr(node["qid"])}-choice" value="{_attr(node["choice"])}">'
-        f'<label for="{oid}">')
+        f'<label for="{oid}">'
+    )
 
 
 def depart_selfcheck_option_html(self: Any, node: selfcheck_option) -> None:
@@ -398,8 +408,9 @@ def _static_doctree(app: Any, doctree: nodes.document) -> None:
         node.replace_self(box)
         answers.extend(answer)
     docname = app.env.docname
-    section = nodes.section(ids=[f"self-check-answers-{docname.replace('/', '-')}"],
-                            names=[f"answers to the self-checks ({docname})"])
+    section = nodes.section(
+        ids=[f"self-check-answers-{docname.replace('/', '-')}"], names=[f"answers to the self-checks ({docname})"]
+    )
     section += nodes.title("", "Answers to the self-checks")
     section.extend(answers)
     top = next((s for s in doctree.children if isinstance(s, nodes.section)), None)
@@ -415,15 +426,14 @@ def _page_assets(app: Any, pagename: str, templatename: str, context: dict, doct
 
 def setup(app: Any) -> dict[str, Any]:
     skip = (_skip, None)
-    app.add_node(self_check, html=(visit_self_check_html, depart_self_check_html),
-                 latex=skip, text=skip)
-    app.add_node(selfcheck_form, html=(visit_selfcheck_form_html, depart_selfcheck_form_html),
-                 latex=skip, text=skip)
-    app.add_node(selfcheck_option, html=(visit_selfcheck_option_html, depart_selfcheck_option_html),
-                 latex=skip, text=skip)
-    app.add_node(selfcheck_feedback,
-                 html=(visit_selfcheck_feedback_html, depart_selfcheck_feedback_html),
-                 latex=skip, text=skip)
+    app.add_node(self_check, html=(visit_self_check_html, depart_self_check_html), latex=skip, text=skip)
+    app.add_node(selfcheck_form, html=(visit_selfcheck_form_html, depart_selfcheck_form_html), latex=skip, text=skip)
+    app.add_node(
+        selfcheck_option, html=(visit_selfcheck_option_html, depart_selfcheck_option_html), latex=skip, text=skip
+    )
+    app.add_node(
+        selfcheck_feedback, html=(visit_selfcheck_feedback_html, depart_selfcheck_feedback_html), latex=skip, text=skip
+    )
     app.add_directive("self-check", SelfCheckDirective)
     app.add_directive("choice", ChoiceDirective)
     app.add_directive("feedback", FeedbackDirective)

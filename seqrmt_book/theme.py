@@ -30,8 +30,9 @@ from typing import Any
 THEME_SOURCE_CSS = "_static/styles/pydata-sphinx-theme.css"
 THEME_CSS = "_static/seqrmt/pydata-sphinx-theme.css"
 #: The theme's query of scroll boxes (pydata-sphinx-theme 0.15-0.17), answered by static/seqrmt/site.js.
-THEME_SCROLL_BOXES = ("pre, .nboutput > .output_area, .cell_output > .output, .jp-RenderedHTMLCommon, "
-                      ".pst-scrollable-table-container")
+THEME_SCROLL_BOXES = (
+    "pre, .nboutput > .output_area, .cell_output > .output, .jp-RenderedHTMLCommon, .pst-scrollable-table-container"
+)
 THEME_SCRIPT = "_static/scripts/pydata-sphinx-theme.js"
 
 
@@ -41,20 +42,23 @@ def theme_asks_for_scroll_boxes(js: str) -> bool:
     return listed in js
 
 
-_FA_RULE = re.compile(r'((?:\.fa-[a-z0-9-]+:{1,2}(?:before|after),?)+)\{content:[^}]*\}')
+_FA_RULE = re.compile(r"((?:\.fa-[a-z0-9-]+:{1,2}(?:before|after),?)+)\{content:[^}]*\}")
 _FA_NAME = re.compile(r"\.fa-([a-z0-9-]+):")
 
 
 def purge_icon_rules(css: str, used: set[str]) -> str:
     """Drop the Font Awesome ``.fa-NAME:before{content:...}`` rules of icons not in ``used``."""
+
     def keep(m: re.Match) -> str:
         return m.group(0) if any(n in used for n in _FA_NAME.findall(m.group(1))) else ""
+
     return _FA_RULE.sub(keep, css)
 
 
 _FONT_SRC = re.compile(
     r'src:url\((\.\./vendor/fontawesome/webfonts/(fa-[a-z]+-[0-9]+))\.(?:woff2|subset\.woff)\) format\("woff2?"\),'
-    r'url\(\1\.ttf\) format\("truetype"\)')
+    r'url\(\1\.ttf\) format\("truetype"\)'
+)
 #: A CSS escape (``\f0f3``, up to six hex digits, as CSS reads it).
 _CSS_ESCAPE = re.compile(r"\\([0-9a-fA-F]{1,6})")
 
@@ -114,8 +118,8 @@ def subset_icon_fonts(css: str, webfonts: Path, extra: set[int] | frozenset[int]
         sub.subset(font)
         subset.save_font(font, str(out), options)
         font.close()
-        return (f'src:url({m.group(1)}.subset.woff) format("woff"),'
-                f'url({m.group(1)}.ttf) format("truetype")')
+        return f'src:url({m.group(1)}.subset.woff) format("woff"),url({m.group(1)}.ttf) format("truetype")'
+
     return _FONT_SRC.sub(repl, css)
 
 
@@ -152,8 +156,10 @@ def _build_finished(app: Any, exception: Exception | None) -> None:
         log.warning(f"seqrmt_book.theme: no {THEME_SOURCE_CSS} in the built site (theme changed?)")
     script = outdir / THEME_SCRIPT
     if not (script.is_file() and theme_asks_for_scroll_boxes(script.read_text(encoding="utf-8"))):
-        log.warning("seqrmt_book.theme: the theme's script no longer queries its scroll boxes as "
-                    "THEME_SCROLL_BOXES says (theme upgraded?): update it here and in static/seqrmt/site.js")
+        log.warning(
+            "seqrmt_book.theme: the theme's script no longer queries its scroll boxes as "
+            "THEME_SCROLL_BOXES says (theme upgraded?): update it here and in static/seqrmt/site.js"
+        )
 
 
 def setup(app: Any) -> dict[str, Any]:

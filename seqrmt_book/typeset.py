@@ -60,12 +60,14 @@ RECORD = "seqrmt-math.json"
 
 #: A formula left for a browser's MathJax (what :func:`check_site` looks for).
 _MATH = re.compile(
-    r'<(span|div)(\s[^>]*?class="(?:[^"]*\s)?math notranslate nohighlight(?:\s[^"]*)?"[^>]*)>(.*?)</\1>',
-    re.S)
+    r'<(span|div)(\s[^>]*?class="(?:[^"]*\s)?math notranslate nohighlight(?:\s[^"]*)?"[^>]*)>(.*?)</\1>', re.S
+)
 _EQNO = re.compile(r'^\s*(<span class="eqno">.*?</span>)', re.S)
 _MATHJAX_SCRIPTS = re.compile(
     r'\s*<script\b[^>]*\bsrc="[^"]*mathjax/tex-mml-chtml\.js[^"]*"[^>]*></script>'
-    r'|\s*<script\b[^>]*>\s*window\.MathJax\s*=.*?</script>', re.S)
+    r"|\s*<script\b[^>]*>\s*window\.MathJax\s*=.*?</script>",
+    re.S,
+)
 _FONT_FACE = re.compile(r"@font-face\s*(/\*.*?\*/)?\s*\{")
 
 
@@ -87,7 +89,7 @@ def find_formulas(page: str) -> list[Formula]:
     for match in _MATH.finditer(page):
         tag, body = match.group(1), match.group(3)
         m = _EQNO.match(body)
-        text = (body[m.end():] if m else body).strip()
+        text = (body[m.end() :] if m else body).strip()
         opener, closer = ("\\(", "\\)") if tag == "span" else ("\\[", "\\]")
         if text.startswith(opener) and text.endswith(closer):
             found.append(Formula(html.unescape(text[2:-2]), display=(tag == "div")))
@@ -124,15 +126,15 @@ def find_node() -> str:
     ``nodejs``), then ``node`` or ``nodejs`` on the ``PATH``.  None: :class:`MathRenderError`
     that names the package to install."""
     scripts = Path(sys.prefix) / ("Scripts" if os.name == "nt" else "bin")
-    node = (wheel_node() or _executable(scripts / f"node{_EXE}")
-            or shutil.which("node") or shutil.which("nodejs"))
+    node = wheel_node() or _executable(scripts / f"node{_EXE}") or shutil.which("node") or shutil.which("nodejs")
     if node:
         return node
     raise MathRenderError(
         f"seqrmt_book.typeset: no Node.js to typeset the math at build time. It comes with the "
         f"Python requirements: `pip install -r requirements.txt` (the {NODE_PACKAGE} package "
         f"installs node into the environment) in the environment that runs the build "
-        f"({sys.prefix}); or put Node.js 18 or newer on the PATH")
+        f"({sys.prefix}); or put Node.js 18 or newer on the PATH"
+    )
 
 
 class MathJax:
@@ -147,10 +149,14 @@ class MathJax:
         self.node = node or find_node()
         self._stderr = tempfile.TemporaryFile(mode="w+", encoding="utf-8")
         self._proc = subprocess.Popen(
-            [self.node, str(RENDERER), str(BUILD_COMPONENTS), str(SERVED / "input" / "tex" / "extensions"),
-             FONT_URL],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
-            text=True, encoding="utf-8", bufsize=1)
+            [self.node, str(RENDERER), str(BUILD_COMPONENTS), str(SERVED / "input" / "tex" / "extensions"), FONT_URL],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            text=True,
+            encoding="utf-8",
+            bufsize=1,
+        )
         self._done: dict[Formula, str] = {}
         self.errors: dict[Formula, str] = {}
 
@@ -218,8 +224,7 @@ def typeset(formulas: list[Formula], node: str | None = None) -> tuple[dict[Form
             except MathRenderError as err:
                 errors.append(f"  {mathjax.errors.get(formula, err)}: {formula.tex!r}")
         if errors:
-            raise MathRenderError(f"seqrmt_book.typeset: TeX errors in {len(errors)} formula(s):\n"
-                                  + "\n".join(errors))
+            raise MathRenderError(f"seqrmt_book.typeset: TeX errors in {len(errors)} formula(s):\n" + "\n".join(errors))
         return rendered, mathjax.stylesheet()
 
 
@@ -269,7 +274,7 @@ class _Build:
         self.known = {k: list(v) for k, v in self.pages.items()}
 
     def markup(self, docname: str, formula: Formula, location: Any) -> str:
-        if docname not in self.written:     # the first formula of this page in this build
+        if docname not in self.written:  # the first formula of this page in this build
             self.written.add(docname)
             self.pages[docname] = []
         self.pages[docname].append([formula.tex, formula.display])
@@ -279,6 +284,7 @@ class _Build:
             return self.mathjax.typeset(formula)
         except MathRenderError as err:
             from sphinx.errors import ExtensionError
+
             raise ExtensionError(f"seqrmt_book.typeset: {location}: {err}") from err
 
 
@@ -301,7 +307,8 @@ def visit_math(self: Any, node: Any) -> None:
     from docutils import nodes
 
     markup = _build(self.builder.app).markup(
-        self.builder.current_docname, Formula(node.astext(), False), _location(self, node))
+        self.builder.current_docname, Formula(node.astext(), False), _location(self, node)
+    )
     self.body.append(self.starttag(node, "span", "", CLASS="math notranslate nohighlight"))
     self.body.append(markup + "</span>")
     raise nodes.SkipNode
@@ -331,7 +338,8 @@ def visit_displaymath(self: Any, node: Any) -> None:
     from sphinx.util.math import get_node_equation_number
 
     markup = _build(self.builder.app).markup(
-        self.builder.current_docname, Formula(display_tex(node), True), _location(self, node))
+        self.builder.current_docname, Formula(display_tex(node), True), _location(self, node)
+    )
     self.body.append(self.starttag(node, "div", CLASS="math notranslate nohighlight"))
     if node["number"] and not node["nowrap"]:
         self.body.append(f'<span class="eqno">({get_node_equation_number(self, node)})')
@@ -364,24 +372,26 @@ def _build_finished(app: Any, exception: Exception | None) -> None:
         build.pages = {k: v for k, v in build.pages.items() if k in docs and v}
         target = Path(app.outdir) / CSS_PATH
         if build.pages == build.known and target.is_file():
-            return                   # no formula new since the last build: the stylesheet stands
+            return  # no formula new since the last build: the stylesheet stands
         mathjax = build.mathjax or MathJax()
         build.mathjax = mathjax
         try:
             count = 0
-            for formulas in build.pages.values():      # also the pages this build did not write
+            for formulas in build.pages.values():  # also the pages this build did not write
                 for tex, display in formulas:
                     mathjax.typeset(Formula(tex, bool(display)))
                     count += 1
         except MathRenderError as err:
             from sphinx.errors import ExtensionError
+
             raise ExtensionError(f"seqrmt_book.typeset: {err}") from err
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(mathjax.stylesheet(), encoding="utf-8")
         build.record_path.parent.mkdir(parents=True, exist_ok=True)
         build.record_path.write_text(json.dumps(build.pages, ensure_ascii=False), encoding="utf-8")
         logging.getLogger(__name__).info(
-            f"seqrmt_book.typeset: {count} formulas on {len(build.pages)} pages, typeset with {mathjax.node}")
+            f"seqrmt_book.typeset: {count} formulas on {len(build.pages)} pages, typeset with {mathjax.node}"
+        )
     finally:
         if build.mathjax is not None:
             build.mathjax.close()
@@ -421,8 +431,7 @@ def check_site(outdir: Path) -> tuple[int, int]:
     if not (outdir / CSS_PATH).is_file():
         problems.append(f"no {CSS_PATH}")
     if problems:
-        raise MathRenderError(f"seqrmt_book.typeset: the math of {outdir} is not typeset:\n  "
-                              + "\n  ".join(problems))
+        raise MathRenderError(f"seqrmt_book.typeset: the math of {outdir} is not typeset:\n  " + "\n  ".join(problems))
     return pages, formulas
 
 
@@ -438,8 +447,10 @@ def main(argv: list[str] | None = None) -> int:
     except MathRenderError as err:
         print(err, file=sys.stderr)
         return 1
-    print(f"seqrmt_book.typeset: {formulas} typeset formulas on {pages} pages of {args.check}; "
-          "no TeX left, no MathJax script")
+    print(
+        f"seqrmt_book.typeset: {formulas} typeset formulas on {pages} pages of {args.check}; "
+        "no TeX left, no MathJax script"
+    )
     return 0
 
 

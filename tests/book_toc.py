@@ -1,4 +1,5 @@
 """The pages of the book, in table-of-contents order (shared by the tests that read _toc.yml)."""
+
 from __future__ import annotations
 
 from pathlib import Path

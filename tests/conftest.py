@@ -36,6 +36,7 @@ keeps no example database, and on a failure prints the falsifying example togeth
 the ``@reproduce_failure`` blob.  ``HYPOTHESIS_PROFILE=explore`` gives a random search
 instead, with a seed printed on failure (rerun with ``pytest --hypothesis-seed=<seed>``).
 """
+
 import os
 import sys
 
@@ -46,16 +47,25 @@ if "numpy" not in sys.modules:
 # seqrmt's slow results (fixed-T token spectra, explorer frames), shared with the build that made them
 # and across the workers (seqrmt/_cache.py; keyed by seqrmt's source, so an edit recomputes them;
 # the folder of seqrmt_book/cache.py use_data_cache): SEQRMT_CACHE_DIR="" for none.
-os.environ.setdefault("SEQRMT_CACHE_DIR", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                                       "_build", "seqrmt-cache"))
+os.environ.setdefault(
+    "SEQRMT_CACHE_DIR",
+    os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "_build", "seqrmt-cache"),
+)
 
 from hypothesis import HealthCheck, settings  # noqa: E402  (does not import numpy)
 import pytest  # noqa: E402
 
-settings.register_profile("ci", derandomize=True, database=None, print_blob=True, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("explore", derandomize=False, database=None, print_blob=True, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "ci", derandomize=True, database=None, print_blob=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "explore",
+    derandomize=False,
+    database=None,
+    print_blob=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
@@ -68,8 +78,11 @@ BUILD_FIXTURES = ("project", "outside_git")
 
 def pytest_addoption(parser):
     parser.getgroup("seqrmt").addoption(
-        "--quick", action="store_true", default=False,
-        help=f"the quick tier: the unit tests and the fast book checks (-m \"{QUICK_EXPR}\")")
+        "--quick",
+        action="store_true",
+        default=False,
+        help=f'the quick tier: the unit tests and the fast book checks (-m "{QUICK_EXPR}")',
+    )
 
 
 def pytest_report_header(config):
@@ -86,6 +99,7 @@ def _single_threaded_blas():
         return
     import numpy  # noqa: F401  (loads the BLAS whose pool is limited)
     import scipy.linalg  # noqa: F401
+
     with threadpool_limits(limits=1):
         yield
 
@@ -105,9 +119,16 @@ def readers_env():
 #: after the notebooks so that no long unit is left for the end of the run.
 #: The two files that use the readers' environment (made once, under a lock) are far apart, so
 #: that the second does not wait for the first to make it.
-SLOW_FILES = ("tests/test_standalone.py", "tests/test_execution_cache.py", "tests/test_validation.py",
-              "tests/test_experiments.py", "tests/test_learning.py", "tests/test_executor.py",
-              "tests/test_problem_sets.py", "tests/test_binder_env.py")
+SLOW_FILES = (
+    "tests/test_standalone.py",
+    "tests/test_execution_cache.py",
+    "tests/test_validation.py",
+    "tests/test_experiments.py",
+    "tests/test_learning.py",
+    "tests/test_executor.py",
+    "tests/test_problem_sets.py",
+    "tests/test_binder_env.py",
+)
 #: Tests spread over the workers one by one (each worker has its own browser and server).
 SPREAD_DIRS = ("tests/browser/",)
 
@@ -143,7 +164,7 @@ def pytest_unconfigure(config):
     faulthandler.dump_traceback_later(EXIT_GRACE_S, exit=True)
 
 
-@pytest.hookimpl(optionalhook=True)   # an xdist hook: without xdist it is never called
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: without xdist it is never called
 def pytest_xdist_make_scheduler(config, log):
     """``--dist loadfile``, except that the browser checks are spread one test at a time."""
     if getattr(config.option, "dist", "no") != "loadfile":

@@ -4,6 +4,7 @@ The book's figures put their legends outside the data (``seqrmt.plots.legend_bel
 figure legend under the axes, ``legend_right`` an axes legend beside them), so a test asks the
 axes *and* the figure for legend entries.
 """
+
 from __future__ import annotations
 
 

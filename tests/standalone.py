@@ -59,6 +59,7 @@ a third-party package behaving differently because an optional package of the de
 environment is missing, or a chapter reading a file of the repository (which
 :func:`repository_files_read` looks for in the chapter's code).
 """
+
 from __future__ import annotations
 
 import ast
@@ -92,9 +93,12 @@ def readers_requirements() -> list[str]:
 
 
 def _site_packages(env: Path) -> Path:
-    out = subprocess.run([str(env / "bin" / "python"), "-c",
-                          "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [str(env / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return Path(out.stdout.strip())
 
 
@@ -113,16 +117,29 @@ def create_readers_env() -> tuple[Path, Path]:
             for old in (env, wheels, WORK / "repository"):
                 shutil.rmtree(old, ignore_errors=True)
             stamp.unlink(missing_ok=True)
-            built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
-                                    "--wheel-dir", str(wheels), str(repository_copy(WORK / "repository"))],
-                                   capture_output=True, text=True)
+            built = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "wheel",
+                    "--quiet",
+                    "--no-deps",
+                    "--wheel-dir",
+                    str(wheels),
+                    str(repository_copy(WORK / "repository")),
+                ],
+                capture_output=True,
+                text=True,
+            )
             if built.returncode != 0:
                 raise RuntimeError(f"building seqrmt from a copy of the repository failed:\n{built.stderr[-3000:]}")
             venv.EnvBuilder(with_pip=True).create(env)
             pip = [str(env / "bin" / "python"), "-m", "pip", "--disable-pip-version-check"]
             # --no-compile: bytecode is written on first import instead (half the time of the install)
-            done = subprocess.run(pip + ["install", "--quiet", "--no-compile", *readers_requirements()],
-                                  capture_output=True, text=True)
+            done = subprocess.run(
+                pip + ["install", "--quiet", "--no-compile", *readers_requirements()], capture_output=True, text=True
+            )
             if done.returncode != 0:
                 raise RuntimeError(f"pip install of the readers' packages failed:\n{done.stderr[-3000:]}")
             stamp.write_text(RUN_ID)
@@ -148,8 +165,9 @@ def layered_env(readers: Path, dest: Path) -> Path:
     return dest
 
 
-def _execute(nb: nbformat.NotebookNode, readers: Path, wheel: Path, tmp: Path, folder: Path,
-             timeout: int) -> nbformat.NotebookNode:
+def _execute(
+    nb: nbformat.NotebookNode, readers: Path, wheel: Path, tmp: Path, folder: Path, timeout: int
+) -> nbformat.NotebookNode:
     """Execute ``nb`` in a kernel of a fresh layer ``tmp/env`` over ``readers``, in ``folder``."""
     from jupyter_client import KernelManager
     from jupyter_client.kernelspec import KernelSpecManager
@@ -160,15 +178,29 @@ def _execute(nb: nbformat.NotebookNode, readers: Path, wheel: Path, tmp: Path, f
     spec = kernels / "kernels" / "standalone"
     spec.mkdir(parents=True)
     # No PYTHONPATH (the test's own seqrmt must stay invisible), one BLAS thread.
-    spec.joinpath("kernel.json").write_text(json.dumps({
-        "argv": [str(env / "bin" / "python"), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "readers' environment", "language": "python",
-        "env": {"PYTHONPATH": "", "SEQRMT_INSTALL_SOURCE": str(wheel), "PIP_NO_INPUT": "1",
-                "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}}))
-    km = KernelManager(kernel_name="standalone",
-                       kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernels / "kernels")]))
-    NotebookClient(nb, km=km, kernel_name="standalone", timeout=timeout,
-                   resources={"metadata": {"path": str(folder)}}).execute()
+    spec.joinpath("kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [str(env / "bin" / "python"), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "readers' environment",
+                "language": "python",
+                "env": {
+                    "PYTHONPATH": "",
+                    "SEQRMT_INSTALL_SOURCE": str(wheel),
+                    "PIP_NO_INPUT": "1",
+                    "OPENBLAS_NUM_THREADS": "1",
+                    "OMP_NUM_THREADS": "1",
+                    "MKL_NUM_THREADS": "1",
+                },
+            }
+        )
+    )
+    km = KernelManager(
+        kernel_name="standalone", kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernels / "kernels")])
+    )
+    NotebookClient(
+        nb, km=km, kernel_name="standalone", timeout=timeout, resources={"metadata": {"path": str(folder)}}
+    ).execute()
     return nb
 
 
@@ -183,8 +215,7 @@ NOT_COMPARED = {"pip", "setuptools", "wheel", "seqrmt"}
 
 def _code(cell) -> str:
     """A code cell's source without IPython magics and shell escapes (plain Python)."""
-    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line
-                     for line in cell.source.splitlines())
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in cell.source.splitlines())
 
 
 def _optional(node: ast.AST, parents: dict) -> bool:
@@ -194,9 +225,11 @@ def _optional(node: ast.AST, parents: dict) -> bool:
     while node is not None:
         if isinstance(node, ast.Try) and child in node.body:
             for handler in node.handlers:
-                names = {n.id if isinstance(n, ast.Name) else getattr(n, "attr", "") for n in
-                         (handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type])
-                         if n is not None}
+                names = {
+                    n.id if isinstance(n, ast.Name) else getattr(n, "attr", "")
+                    for n in (handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type])
+                    if n is not None
+                }
                 if handler.type is None or names & {"ImportError", "ModuleNotFoundError", "Exception"}:
                     return True
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
@@ -238,7 +271,7 @@ def package_modules(folder: Path = ROOT / "seqrmt") -> list[str]:
             if isinstance(node, ast.Import):
                 names.update(alias.name for alias in node.names)
             elif node.level:
-                base = package[:len(package) - node.level + 1]
+                base = package[: len(package) - node.level + 1]
                 names.add(".".join(base + ([node.module] if node.module else [])))
             elif node.module != "__future__":
                 names.add(node.module)
@@ -259,8 +292,7 @@ def repository_files_read(nb: nbformat.NotebookNode, folder: Path = BOOK) -> lis
                     continue
                 try:
                     target = (folder / text).resolve()
-                    hit = (target.exists() and target.is_relative_to(ROOT)
-                           and target not in (folder.resolve(), ROOT))
+                    hit = target.exists() and target.is_relative_to(ROOT) and target not in (folder.resolve(), ROOT)
                 except (OSError, ValueError):
                     hit = False
                 if hit:
@@ -271,8 +303,9 @@ def repository_files_read(nb: nbformat.NotebookNode, folder: Path = BOOK) -> lis
 def _installed_versions() -> dict[str, str]:
     from importlib import metadata
 
-    return {d.metadata["Name"].lower().replace("_", "-"): d.version for d in metadata.distributions()
-            if d.metadata["Name"]}
+    return {
+        d.metadata["Name"].lower().replace("_", "-"): d.version for d in metadata.distributions() if d.metadata["Name"]
+    }
 
 
 def dev_execution(notebook: Path) -> str | None:
@@ -294,15 +327,19 @@ def dev_execution(notebook: Path) -> str | None:
         record = cache.match_cache_notebook(nb)
     except KeyError:
         return None
-    recorded = json.loads((CACHE / seqrmt_cache.KEYS_FILE).read_text(encoding="utf-8") or "{}") \
-        if (CACHE / seqrmt_cache.KEYS_FILE).is_file() else {}
+    recorded = (
+        json.loads((CACHE / seqrmt_cache.KEYS_FILE).read_text(encoding="utf-8") or "{}")
+        if (CACHE / seqrmt_cache.KEYS_FILE).is_file()
+        else {}
+    )
     key = seqrmt_cache.notebook_key(notebook, *seqrmt_cache.configured_hashes(ROOT))
     if recorded.get(record.uri) != key:
         return None
     cached = cache.get_cache_bundle(record.pk).nb
     code = [c for c in cached.cells if c.cell_type == "code" and c.source.strip()]
     if any(c.get("execution_count") is None for c in code) or any(
-            o.get("output_type") == "error" for c in code for o in c.get("outputs", [])):
+        o.get("output_type") == "error" for c in code for o in c.get("outputs", [])
+    ):
         return None
     return f"execution cache entry {record.pk} ({record.uri}, key {key})"
 
@@ -341,8 +378,11 @@ def check_environment(notebook: Path, readers: Path, wheel: Path, tmp: Path, ful
         nb.cells.append(report)
     else:
         nb = nbformat.v4.new_notebook(metadata=source.metadata)
-        nb.cells = [nbformat.v4.new_code_cell(install),
-                    nbformat.v4.new_code_cell("\n".join(chapter_import_statements(source))), report]
+        nb.cells = [
+            nbformat.v4.new_code_cell(install),
+            nbformat.v4.new_code_cell("\n".join(chapter_import_statements(source))),
+            report,
+        ]
     folder = tmp / "alone"
     folder.mkdir(parents=True)
     shutil.copy(notebook, folder / notebook.name)
@@ -354,8 +394,9 @@ def check_environment(notebook: Path, readers: Path, wheel: Path, tmp: Path, ful
 def install_cell(notebook: Path) -> str:
     """The source of the chapter's install cell (its first code cell, tagged ``seqrmt-install``)."""
     cells = [c for c in nbformat.read(notebook, as_version=4).cells if c.cell_type == "code"]
-    assert cells and INSTALL_TAG in cells[0].metadata.get("tags", []), \
+    assert cells and INSTALL_TAG in cells[0].metadata.get("tags", []), (
         f"{notebook.name}: its first code cell is not the install cell"
+    )
     return cells[0].source
 
 
@@ -418,28 +459,42 @@ def imports_in_layer(notebook: Path, env: Path, tmp: Path) -> dict:
             source = nbformat.read(path, as_version=4)
             chapters.append((path.name, str(folder), "\n".join(chapter_import_statements(source))))
         code = CHAPTER_IMPORTS % {"chapters": chapters} + REPORT % {
-            "modules": package_modules(WORK / "repository" / "seqrmt")}
+            "modules": package_modules(WORK / "repository" / "seqrmt")
+        }
         env_vars = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-        env_vars.update(PYTHONPATH="", MPLBACKEND="Agg", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
-                        MKL_NUM_THREADS="1")
-        done = subprocess.run([str(env / "bin" / "python"), "-c", code], cwd=tmp / "alone", env=env_vars,
-                              capture_output=True, text=True, timeout=600)
-        assert done.returncode == 0, "the import check failed in the readers' environment:\n" \
-            + done.stderr[-3000:]
+        env_vars.update(
+            PYTHONPATH="", MPLBACKEND="Agg", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1"
+        )
+        done = subprocess.run(
+            [str(env / "bin" / "python"), "-c", code],
+            cwd=tmp / "alone",
+            env=env_vars,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert done.returncode == 0, "the import check failed in the readers' environment:\n" + done.stderr[-3000:]
         lines = done.stdout.strip().splitlines()
         errors, report = json.loads(lines[-2]), json.loads(lines[-1])
         _IMPORT_REPORTS.setdefault(key, {}).update(
-            {name: dict(report, chapter_error=errors.get(name)) for name, _, _ in chapters})
+            {name: dict(report, chapter_error=errors.get(name)) for name, _, _ in chapters}
+        )
     report = _IMPORT_REPORTS[key][notebook.name]
-    assert report["chapter_error"] is None, \
+    assert report["chapter_error"] is None, (
         f"{notebook.name}: its imports fail in the readers' environment:\n{report['chapter_error'][-3000:]}"
+    )
     return report
 
 
 def _package_hashes(folder: Path) -> dict[str, str]:
-    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts
-            and p.suffix not in (".pyc", ".pyo") and not any(part.startswith(".") for part in p.parts)}
+    return {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in folder.rglob("*")
+        if p.is_file()
+        and "__pycache__" not in p.parts
+        and p.suffix not in (".pyc", ".pyo")
+        and not any(part.startswith(".") for part in p.parts)
+    }
 
 
 def assert_environment(report: dict, tmp: Path) -> None:
@@ -449,13 +504,15 @@ def assert_environment(report: dict, tmp: Path) -> None:
     env = (tmp / "env").resolve()
     assert Path(report["prefix"]).resolve() == env, f"the kernel ran in {report['prefix']}, not in {env}"
     assert Path(report["module"]).resolve().is_relative_to(env), (
-        f"seqrmt was imported from {report['module']}: the install cell did not install it into the fresh environment")
+        f"seqrmt was imported from {report['module']}: the install cell did not install it into the fresh environment"
+    )
     assert not report["failed"], f"modules missing in the readers' environment: {report['failed']}"
     source = _package_hashes(WORK / "repository" / "seqrmt")
     installed = report["files"]
     assert set(installed) == set(source), (
         f"the installed seqrmt differs from the repository's: missing {sorted(set(source) - set(installed))}, "
-        f"extra {sorted(set(installed) - set(source))}")
+        f"extra {sorted(set(installed) - set(source))}"
+    )
     changed = sorted(name for name in source if source[name] != installed[name])
     assert not changed, f"installed files differ from the repository's: {changed}"
 
@@ -470,8 +527,11 @@ def source_changes() -> list[str]:
 def version_differences(report: dict) -> list[str]:
     """Distributions of the readers' environment whose version differs in this environment."""
     here = _installed_versions()
-    return [f"{name} {version} (here {here.get(name, 'absent')})" for name, version in sorted(report["versions"].items())
-            if name not in NOT_COMPARED and here.get(name) != version]
+    return [
+        f"{name} {version} (here {here.get(name, 'absent')})"
+        for name, version in sorted(report["versions"].items())
+        if name not in NOT_COMPARED and here.get(name) != version
+    ]
 
 
 def executes_alone(name: str, readers: tuple[Path, Path], tmp: Path) -> str:

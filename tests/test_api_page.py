@@ -5,6 +5,7 @@ The reference is written by hand: an overview, ``book/api.md``, that links one p
 every public name appears in an autodoc directive of some page, every directive names something
 that exists, every module page is linked from the overview and listed in ``_toc.yml`` under it.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -32,8 +33,7 @@ _DIRECTIVE = re.compile(r"^\.\. (auto(?:function|class|data)):: (\w+)", re.M)
 _CURRENT = re.compile(r"^\.\. currentmodule:: ([\w.]+)", re.M)
 
 # Style constants of seqrmt.plots are public for reuse but not part of the documented API.
-_UNDOCUMENTED = {"seqrmt.plots": {"WEIGHT_COLORS", "THEORY_COLOR", "SIM_COLOR", "IDEAL_COLOR",
-                                  "MEAN_SPIKE_COLOR"}}
+_UNDOCUMENTED = {"seqrmt.plots": {"WEIGHT_COLORS", "THEORY_COLOR", "SIM_COLOR", "IDEAL_COLOR", "MEAN_SPIKE_COLOR"}}
 
 
 def documented() -> dict[str, set[str]]:
@@ -90,7 +90,7 @@ def test_one_page_per_module_linked_from_the_overview():
     assert "autofunction" not in overview, "the overview lists the module pages, it documents nothing itself"
     linked = set(re.findall(r"\]\(api/(\w+)\.md\)", overview))
     stems = {p.stem for p in API_PAGES}
-    assert len(stems) >= 10 and linked == stems, (sorted(linked ^ stems))
+    assert len(stems) >= 10 and linked == stems, sorted(linked ^ stems)
     # every public module has its page: seqrmt.<m> is documented on book/api/<page>.md
     for module in MODULES:
         pages = [p.stem for p in API_PAGES if f"(`{module}`)" in p.read_text().split("\n# ", 1)[-1].split("\n", 1)[0]]

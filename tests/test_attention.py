@@ -1,5 +1,6 @@
 """Tests of seqrmt.attention: the scalars kappa, alpha, sigma_w, snr; mean, optimal and
 causal weights; finite-d causal attention."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -26,9 +27,9 @@ def test_scalars_basic_values():
     assert sr.kappa(w) == pytest.approx(1 + 4 + 0.25)
     assert sr.sigma_w(w) == pytest.approx(2.5)
     assert sr.alpha(w, R) == pytest.approx(w @ R @ w)
-    assert sr.alpha(w, np.eye(3)) == pytest.approx(sr.kappa(w))        # independent positions
+    assert sr.alpha(w, np.eye(3)) == pytest.approx(sr.kappa(w))  # independent positions
     assert sr.snr(w, R, beta=2.0, delta=0.5) == pytest.approx((w @ R @ w) * 2.5 / 5.25)
-    assert sr.snr(w, R, beta=2.0) == pytest.approx((w @ R @ w) * 2.0 / 5.25)   # idealized rho
+    assert sr.snr(w, R, beta=2.0) == pytest.approx((w @ R @ w) * 2.0 / 5.25)  # idealized rho
 
 
 def test_mean_weights():
@@ -73,15 +74,14 @@ def _ratio(w, R):
 
 
 @settings(max_examples=60, deadline=None)
-@given(kind=st.sampled_from(["prefix", "markov", "gram"]), T=st.integers(1, 12),
-       seed=st.integers(0, 2**31 - 1))
+@given(kind=st.sampled_from(["prefix", "markov", "gram"]), T=st.integers(1, 12), seed=st.integers(0, 2**31 - 1))
 def test_optimal_weights_maximize_ratio(kind, T, seed):
     R = _random_R(kind, T, seed)
     lam_max = np.linalg.eigvalsh(R)[-1]
-    u = sr.optimal_weights(R, normalize="unit")          # unconstrained optimum, any R
+    u = sr.optimal_weights(R, normalize="unit")  # unconstrained optimum, any R
     assert np.linalg.norm(u) == pytest.approx(1.0, rel=1e-12) and u.sum() >= -1e-12
     best = sr.alpha(u, R) / sr.kappa(u)
-    assert best == pytest.approx(lam_max, rel=1e-9, abs=1e-12)     # Rayleigh quotient maximum
+    assert best == pytest.approx(lam_max, rel=1e-9, abs=1e-12)  # Rayleigh quotient maximum
     rng = np.random.default_rng(seed + 1)
     for _ in range(20):
         w = rng.standard_normal(T)
@@ -99,10 +99,17 @@ def test_optimal_weights_maximize_ratio(kind, T, seed):
         assert _ratio(w, R) == pytest.approx(lam_max, rel=1e-9)
 
 
-@pytest.mark.parametrize("R", [sr.prefix_correlation(16, 4), sr.markov_correlation(16, 0.8),
-                               sr.markov_correlation(9, 0.0), sr.markov_correlation(7, 1.0),
-                               sr.copula_correlation(np.full((6, 6), 0.4) + 0.6 * np.eye(6))],
-                         ids=["prefix", "markov", "independent", "rho=1", "copula"])
+@pytest.mark.parametrize(
+    "R",
+    [
+        sr.prefix_correlation(16, 4),
+        sr.markov_correlation(16, 0.8),
+        sr.markov_correlation(9, 0.0),
+        sr.markov_correlation(7, 1.0),
+        sr.copula_correlation(np.full((6, 6), 0.4) + 0.6 * np.eye(6)),
+    ],
+    ids=["prefix", "markov", "independent", "rho=1", "copula"],
+)
 def test_optimal_weights_nonnegative_R_is_normalized_perron_vector(R):
     # Perron-Frobenius: R >= 0 entrywise has a one-signed top eigenvector; the default
     # returns it scaled to sum to one, and the simplex search returns the same vector.
@@ -110,7 +117,7 @@ def test_optimal_weights_nonnegative_R_is_normalized_perron_vector(R):
     w = sr.optimal_weights(R)
     assert w.min() >= 0 and w.sum() == pytest.approx(1.0, abs=1e-12)
     assert _ratio(w, R) == pytest.approx(lam[-1], rel=1e-12)
-    if lam[-1] - lam[-2] > 1e-6:                          # simple: the eigenvector itself
+    if lam[-1] - lam[-2] > 1e-6:  # simple: the eigenvector itself
         np.testing.assert_allclose(w, U[:, -1] / U[:, -1].sum(), atol=1e-12)
     np.testing.assert_array_equal(sr.optimal_weights(R, simplex=True), w)
     u = sr.optimal_weights(R, normalize="unit")
@@ -145,10 +152,10 @@ def test_optimal_weights_negative_markov_refuses_and_explains(T):
     lam = np.linalg.eigvalsh(R)
     assert _ratio(u, R) == pytest.approx(lam[-1], rel=1e-12)
     assert np.linalg.norm(u) == pytest.approx(1.0) and u.sum() >= -1e-12
-    assert np.sum(u > 1e-9) >= 2 and np.sum(u < -1e-9) >= 2         # alternating signs
+    assert np.sum(u > 1e-9) >= 2 and np.sum(u < -1e-9) >= 2  # alternating signs
     w = sr.optimal_weights(R, simplex=True)
     assert w.min() >= 0 and w.sum() == pytest.approx(1.0, abs=1e-12)
-    assert _ratio(w, R) < lam[-1] - 0.5                                  # attention pays a price
+    assert _ratio(w, R) < lam[-1] - 0.5  # attention pays a price
 
 
 def test_optimal_weights_arguments():
@@ -162,12 +169,13 @@ def test_optimal_weights_arguments():
     with pytest.raises(ValueError, match="simplex=True.*normalize|normalize.*simplex"):
         sr.optimal_weights(R, simplex=True, normalize="unit")
     with pytest.raises(TypeError):
-        sr.optimal_weights(R, "unit")                   # keyword-only options
+        sr.optimal_weights(R, "unit")  # keyword-only options
 
 
 def _slsqp_best(R, n_starts, seed):
     """Multi-start SLSQP on the simplex: max w^T R w / w^T w, w >= 0, sum w = 1."""
     from scipy.optimize import minimize
+
     T = R.shape[0]
     rng = np.random.default_rng(seed)
     starts = list(np.eye(T) * 0.9 + 0.1 / T) + list(rng.dirichlet(np.ones(T), size=n_starts))
@@ -179,8 +187,15 @@ def _slsqp_best(R, n_starts, seed):
 
     best = -np.inf
     for w0 in starts:
-        res = minimize(f, w0, jac=True, method="SLSQP", bounds=[(0, 1)] * T, constraints=cons,
-                       options={"maxiter": 500, "ftol": 1e-12})
+        res = minimize(
+            f,
+            w0,
+            jac=True,
+            method="SLSQP",
+            bounds=[(0, 1)] * T,
+            constraints=cons,
+            options={"maxiter": 500, "ftol": 1e-12},
+        )
         w = np.clip(res.x, 0, None)
         if w.sum() > 0:
             best = max(best, _ratio(w, R))
@@ -195,17 +210,25 @@ def _gram_R(T, seed, k=None):
     return S / np.outer(s, s)
 
 
-@pytest.mark.parametrize("R", [sr.markov_correlation(15, -0.5), sr.markov_correlation(16, -0.5),
-                               sr.markov_correlation(12, -0.8), _gram_R(8, 1), _gram_R(10, 2),
-                               _gram_R(12, 3, k=3), _gram_R(16, 4, k=4)],
-                         ids=["markov15", "markov16", "markov12-0.8", "gram8", "gram10",
-                              "gram12-rank3", "gram16-rank4"])
+@pytest.mark.parametrize(
+    "R",
+    [
+        sr.markov_correlation(15, -0.5),
+        sr.markov_correlation(16, -0.5),
+        sr.markov_correlation(12, -0.8),
+        _gram_R(8, 1),
+        _gram_R(10, 2),
+        _gram_R(12, 3, k=3),
+        _gram_R(16, 4, k=4),
+    ],
+    ids=["markov15", "markov16", "markov12-0.8", "gram8", "gram10", "gram12-rank3", "gram16-rank4"],
+)
 def test_simplex_weights_match_multistart_search(R):
     w = sr.optimal_weights(R, simplex=True)
     q = _ratio(w, R)
     q_search = _slsqp_best(R, n_starts=40, seed=0)
-    assert q >= q_search - 1e-9                     # never beaten by the search
-    assert q_search >= q - 1e-6                     # and the search finds the same value
+    assert q >= q_search - 1e-9  # never beaten by the search
+    assert q_search >= q - 1e-6  # and the search finds the same value
     # it is not beaten by the vertices (ratio 1), the best point of any edge (the 2 x 2
     # block: 1 + R_ij if R_ij > 0, else a vertex), mean pooling or random attention weights
     T = R.shape[0]
@@ -227,14 +250,14 @@ def test_simplex_large_T_method_agrees_with_enumeration(seed):
     # The method used above the enumeration limit (multi-start ascent) on sizes where
     # enumeration is exact.
     from seqrmt.attention import _simplex_ascent, _simplex_exact
+
     rng = np.random.default_rng(seed)
     T = int(rng.integers(4, 13))
     R = _gram_R(T, seed + 100, k=int(rng.integers(2, T + 2)))
     assert _ratio(_simplex_ascent(R), R) == pytest.approx(_ratio(_simplex_exact(R), R), rel=1e-9)
 
 
-@pytest.mark.parametrize("R", [sr.markov_correlation(24, -0.5), _gram_R(20, 7, k=5)],
-                         ids=["markov24", "gram20"])
+@pytest.mark.parametrize("R", [sr.markov_correlation(24, -0.5), _gram_R(20, 7, k=5)], ids=["markov24", "gram20"])
 def test_simplex_weights_large_T_match_search(R):
     w = sr.optimal_weights(R, simplex=True)
     q = _ratio(w, R)
@@ -243,8 +266,7 @@ def test_simplex_weights_large_T_match_search(R):
 
 
 @settings(max_examples=40, deadline=None)
-@given(T=st.integers(1, 10), seed=st.integers(0, 2**31 - 1),
-       c=st.floats(1e-3, 1e3) | st.floats(-1e3, -1e-3))
+@given(T=st.integers(1, 10), seed=st.integers(0, 2**31 - 1), c=st.floats(1e-3, 1e3) | st.floats(-1e3, -1e-3))
 def test_ratio_is_scale_invariant(T, seed, c):
     # alpha and kappa are both quadratic in w: alpha/kappa depends on the direction only
     R = _gram_R(T, seed % 1000)
@@ -280,8 +302,7 @@ def test_causal_weights_harmonic_strict(T):
 def test_causal_weights_general_tau_closed_form():
     T, tau = 6, 1.3
     a = np.exp(tau)
-    expected = [(a / (a + s - 1) + sum(1 / (a + t - 1) for t in range(s + 1, T + 1))) / T
-                for s in range(1, T + 1)]
+    expected = [(a / (a + s - 1) + sum(1 / (a + t - 1) for t in range(s + 1, T + 1))) / T for s in range(1, T + 1)]
     np.testing.assert_allclose(sr.causal_weights(T, tau), expected, rtol=1e-12)
 
 
@@ -338,7 +359,7 @@ def _attention_error(d, tau, strict, seed=0, N=150, T=6):
     X = sr.embed(tab, sr.sample_tokens(xi, tab.V, seed=seed + 2))
     C, W = sr.causal_attention(X, tau, strict=strict, return_weights=True)
     assert C.shape == (d, N) and W.shape == (N, T)
-    np.testing.assert_allclose(C, np.einsum("nt,ntd->dn", W, X), atol=1e-10)   # c = sum_s w_s x_s
+    np.testing.assert_allclose(C, np.einsum("nt,ntd->dn", W, X), atol=1e-10)  # c = sum_s w_s x_s
     np.testing.assert_allclose(W.sum(axis=1), 1.0, atol=1e-12)
     return np.mean(np.abs(W - sr.causal_weights(T, tau, strict=strict)))
 
@@ -382,5 +403,5 @@ def test_snr_defaults_are_the_papers_ratio():
     R = sr.prefix_correlation(8, 3)
     w = sr.causal_weights(8)
     ratio = sr.alpha(w, R) / sr.kappa(w)
-    assert sr.snr(w, R) == pytest.approx(ratio)                        # beta = 1, delta = 0
+    assert sr.snr(w, R) == pytest.approx(ratio)  # beta = 1, delta = 0
     assert sr.snr(w, R, beta=2.0, delta=0.5) == pytest.approx(2.5 * ratio)

@@ -11,6 +11,7 @@ with the standalone tests (building it again cost about 45 s): ``pip install -r
 binder/requirements.txt`` in the layer finds those packages installed and builds and installs
 ``seqrmt`` from ``.``, as Binder does from a clone.
 """
+
 from __future__ import annotations
 
 import os
@@ -29,8 +30,18 @@ ROOT = Path(__file__).resolve().parents[1]
 LIGHT = ROOT / "binder" / "requirements.txt"
 CHAPTER = ROOT / "book" / "01_model.ipynb"
 #: Distributions a reader does not need to run a chapter.
-HEAVY = ("jupyter-book", "jupyter_book", "myst-nb", "myst_nb", "sphinx", "playwright", "pytest",
-         "hypothesis", "nbval", "dask")
+HEAVY = (
+    "jupyter-book",
+    "jupyter_book",
+    "myst-nb",
+    "myst_nb",
+    "sphinx",
+    "playwright",
+    "pytest",
+    "hypothesis",
+    "nbval",
+    "dask",
+)
 
 
 def _requirements() -> list[str]:
@@ -78,8 +89,12 @@ def test_a_chapter_runs_in_the_light_env(readers_env, tmp_path):
     env_dir = standalone.layered_env(readers_env[0], tmp_path / "light")
     python = env_dir / "bin" / "python"
     pip = [str(python), "-m", "pip", "--disable-pip-version-check"]
-    done = subprocess.run(pip + ["install", "--quiet", "--no-compile", "-r", "binder/requirements.txt"], cwd=src,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        pip + ["install", "--quiet", "--no-compile", "-r", "binder/requirements.txt"],
+        cwd=src,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
 
     listed = subprocess.run(pip + ["list", "--format=freeze"], capture_output=True, text=True, check=True)
@@ -89,16 +104,20 @@ def test_a_chapter_runs_in_the_light_env(readers_env, tmp_path):
     assert not extra, f"the light environment pulled in {sorted(extra)}"
 
     # A kernel of the light environment, found through JUPYTER_PATH.
-    subprocess.run([str(python), "-m", "ipykernel", "install", "--prefix", str(env_dir),
-                    "--name", "seqrmt-light"], check=True, capture_output=True)
+    subprocess.run(
+        [str(python), "-m", "ipykernel", "install", "--prefix", str(env_dir), "--name", "seqrmt-light"],
+        check=True,
+        capture_output=True,
+    )
     nb = nbformat.read(CHAPTER, as_version=4)
     probe = "import seqrmt, sys\nprint(sys.prefix)\nprint(seqrmt.__file__)"
     nb.cells.append(nbformat.v4.new_code_cell(probe))
     old = os.environ.get("JUPYTER_PATH")
     os.environ["JUPYTER_PATH"] = str(env_dir / "share" / "jupyter")
     try:
-        NotebookClient(nb, kernel_name="seqrmt-light", timeout=600,
-                       resources={"metadata": {"path": str(CHAPTER.parent)}}).execute()
+        NotebookClient(
+            nb, kernel_name="seqrmt-light", timeout=600, resources={"metadata": {"path": str(CHAPTER.parent)}}
+        ).execute()
     finally:
         if old is None:
             os.environ.pop("JUPYTER_PATH", None)

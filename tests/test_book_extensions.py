@@ -86,28 +86,41 @@ See [CIT1]_.
 NOTEBOOK = {
     "cells": [
         {"cell_type": "markdown", "id": "a1", "metadata": {}, "source": ["# Notebook"]},
-        {"cell_type": "code", "id": "a2", "execution_count": 1, "metadata": {"tags": ["hide-input"]},
-         "source": ["print('out')"],
-         "outputs": [{"name": "stdout", "output_type": "stream", "text": ["out\n"]}]},
+        {
+            "cell_type": "code",
+            "id": "a2",
+            "execution_count": 1,
+            "metadata": {"tags": ["hide-input"]},
+            "source": ["print('out')"],
+            "outputs": [{"name": "stdout", "output_type": "stream", "text": ["out\n"]}],
+        },
     ],
     "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
-    "nbformat": 4, "nbformat_minor": 5}
+    "nbformat": 4,
+    "nbformat_minor": 5,
+}
 
 
 def _png(width: int, height: int) -> bytes:
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
     raw = b"".join(b"\x00" + b"\xff" * (3 * width) for _ in range(height))
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(raw))
+        + chunk(b"IEND", b"")
+    )
 
 
 def _build(src: Path, *, fresh: bool) -> Path:
     from sphinx.application import Sphinx
 
     out = src / "_build"
-    app = Sphinx(str(src), str(src), str(out / "html"), str(out / "doctrees"), "html",
-                 status=None, warning=None, freshenv=fresh)
+    app = Sphinx(
+        str(src), str(src), str(out / "html"), str(out / "doctrees"), "html", status=None, warning=None, freshenv=fresh
+    )
     app.build()
     return out / "html"
 
@@ -116,8 +129,7 @@ def _build(src: Path, *, fresh: bool) -> Path:
 def site(tmp_path_factory) -> Path:
     src = tmp_path_factory.mktemp("extensions")
     (src / "conf.py").write_text(CONF, encoding="utf-8")
-    (src / "index.md").write_text("# Home\n\n```{toctree}\npage\nother\ncitations\nnotebook\n```\n",
-                                  encoding="utf-8")
+    (src / "index.md").write_text("# Home\n\n```{toctree}\npage\nother\ncitations\nnotebook\n```\n", encoding="utf-8")
     (src / "page.md").write_text(PAGE.replace("[CIT1]_", "{ref}`citations`"), encoding="utf-8")
     (src / "other.md").write_text(OTHER, encoding="utf-8")
     (src / "citations.rst").write_text(CITATIONS, encoding="utf-8")
@@ -134,23 +146,22 @@ def test_math_is_typeset_as_the_page_is_written(site: Path) -> None:
     page = _read(site, "page.html")
     assert page.count("<mjx-container") == page.count("<mjx-assistive-mml") == 3
     assert "\\(" not in page and "\\[" not in page
-    assert not re.search(r"<script[^>]*mathjax|MathJax\s*=", page, flags=re.I)   # no MathJax in the browser
+    assert not re.search(r"<script[^>]*mathjax|MathJax\s*=", page, flags=re.I)  # no MathJax in the browser
     assert '<span class="eqno">(1)<a class="headerlink" href="#equation-eq-s"' in page
     assert 'href="_static/seqrmt/math.css' in page
-    assert "math.css" not in _read(site, "citations.html")            # no math: no stylesheet
-    assert typeset.check_site(site) == (2, 4)                          # page.html 3, other.html 1
+    assert "math.css" not in _read(site, "citations.html")  # no math: no stylesheet
+    assert typeset.check_site(site) == (2, 4)  # page.html 3, other.html 1
     css = _read(site, typeset.CSS_PATH)
-    assert "mjx-c1D6FC" in css and "mjx-c2135" in css                  # alpha (page), aleph (other)
+    assert "mjx-c1D6FC" in css and "mjx-c2135" in css  # alpha (page), aleph (other)
 
 
 def test_an_incremental_build_keeps_the_stylesheet_whole(site: Path) -> None:
     src = site.parents[1]
-    (src / "page.md").write_text(PAGE.replace("[CIT1]_", "{ref}`citations`") + "\nMore: $\\gamma$.\n",
-                                 encoding="utf-8")
+    (src / "page.md").write_text(PAGE.replace("[CIT1]_", "{ref}`citations`") + "\nMore: $\\gamma$.\n", encoding="utf-8")
     again = _build(src, fresh=False)
     css = _read(again, typeset.CSS_PATH)
-    assert "mjx-c1D6FE" in css                                         # gamma, new on page.md
-    assert "mjx-c2135" in css                                          # aleph of other.md, not rewritten
+    assert "mjx-c1D6FE" in css  # gamma, new on page.md
+    assert "mjx-c2135" in css  # aleph of other.md, not rewritten
     assert (again / previews.FOLDER / previews.file_name("page.html#thm-a")).is_file()
 
 
@@ -159,7 +170,7 @@ def test_links_to_statements_and_equations_have_previews(site: Path) -> None:
     links = re.findall(r'<a class="([^"]*)" href="([^"]*)"', page + other)
     marked = {href for classes, href in links if previews.LINK_CLASS in classes.split()}
     assert marked == {"#thm-a", "#equation-eq-s", "page.html#thm-a"}
-    assert any(href == "#intro" for _, href in links)                  # a section: no preview
+    assert any(href == "#intro" for _, href in links)  # a section: no preview
     theorem = _read(site, previews.FOLDER + "/" + previews.file_name("page.html#thm-a"))
     assert "A theorem" in theorem and "<mjx-container" in theorem
     assert "<a " not in theorem and "id=" not in theorem and "tabindex" not in theorem
@@ -171,10 +182,9 @@ def test_markup_of_images_code_tables_citations_and_hidden_cells(site: Path) -> 
     page = _read(site, "page.html")
     img = re.search(r"<img [^>]*>", page).group(0)
     assert 'loading="lazy"' in img and 'decoding="async"' in img
-    assert 'width="20" height="5"' in img                              # CSS width, aspect kept
+    assert 'width="20" height="5"' in img  # CSS width, aspect kept
     assert '<pre tabindex="0" role="group" aria-label="Code">' in page
-    assert ('<div class="pst-scrollable-table-container" tabindex="0" role="group" aria-label="Table">'
-            in page)
+    assert '<div class="pst-scrollable-table-container" tabindex="0" role="group" aria-label="Table">' in page
     citations = _read(site, "citations.html")
     assert 'role="doc-biblioentry"' not in citations
     assert citations.count('role="listitem"') == 2 and 'role="list" class="citation-list"' in citations
@@ -191,8 +201,8 @@ def test_assets_of_a_page_and_of_the_search_page(site: Path) -> None:
         assert "_static/styles/pydata-sphinx-theme.css" not in html
         assert "_static/seqrmt/pydata-sphinx-theme.css" in html
     assert re.search(r'<script type="seqrmt/after-paint" src="[^"]*scripts/bootstrap\.js', page)
-    assert re.search(r'<script defer src="[^"]*scripts/bootstrap\.js', search)   # not postponed
-    assert "sphinx-design" not in page and "design-tabs" not in page     # no component on the page
+    assert re.search(r'<script defer src="[^"]*scripts/bootstrap\.js', search)  # not postponed
+    assert "sphinx-design" not in page and "design-tabs" not in page  # no component on the page
     options = _read(site, "_static/documentation_options.js").strip()
     assert f"<script>{options}</script>" in page
     assert "documentation_options.js" not in page
@@ -213,7 +223,7 @@ def test_site_js_answers_the_themes_query() -> None:
     site_js = (STATIC / "seqrmt" / "site.js").read_text(encoding="utf-8")
     joined = re.search(r'var THEME_SCROLL_BOXES = "([^"]*)" \+\s*"([^"]*)";', site_js)
     assert joined and joined.group(1) + joined.group(2) == theme.THEME_SCROLL_BOXES
-    assert not theme.theme_asks_for_scroll_boxes("function I(){}")       # a changed theme: noticed
+    assert not theme.theme_asks_for_scroll_boxes("function I(){}")  # a changed theme: noticed
 
 
 def test_the_renderer_plugin_is_registered() -> None:

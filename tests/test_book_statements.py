@@ -14,6 +14,7 @@
 * the labels the "Results at a glance" page is built on exist, and that page marks each result's
   status (proved, claim under assumptions, ...).
 """
+
 from __future__ import annotations
 
 import json
@@ -24,21 +25,50 @@ import pytest
 
 BOOK = Path(__file__).resolve().parents[1] / "book"
 
-_OPEN = re.compile(r"^(?P<fence>`{3,}|:{3,})\{prf:(?P<kind>\w+)\}(?P<title>[^\n]*)\n"
-                   r"(?P<opts>(?::[\w-]+:[^\n]*\n)*)(?P<body>.*?)^(?P=fence)\s*$", re.M | re.S)
+_OPEN = re.compile(
+    r"^(?P<fence>`{3,}|:{3,})\{prf:(?P<kind>\w+)\}(?P<title>[^\n]*)\n"
+    r"(?P<opts>(?::[\w-]+:[^\n]*\n)*)(?P<body>.*?)^(?P=fence)\s*$",
+    re.M | re.S,
+)
 _REF = re.compile(r"\{prf:ref\}`(?:[^`<]*<)?([\w-]+)>?`")
-_PROVENANCE = re.compile(r"^\*\*Provenance\.\*\*\s+(Stated in the paper's summaries|Derived in this book"
-                         r"|This book's reading of the paper|Classical result)")
+_PROVENANCE = re.compile(
+    r"^\*\*Provenance\.\*\*\s+(Stated in the paper's summaries|Derived in this book"
+    r"|This book's reading of the paper|Classical result)"
+)
 
 #: The results every reader of the book is told about (the "Results at a glance" page).
-KEY_RESULTS = ("def-table", "def-signs", "def-pooling", "def-sample-cov", "def-regime",
-               "rem-bulk-paper", "thm-bulk", "prop-conditional-gmp", "thm-fixed-T-bulk",
-               "prop-pooled-decomposition", "thm-population", "def-large-T", "thm-sample",
-               "thm-alignment", "thm-finite-table-spike", "prop-fixed-T-top",
-               "prop-mean-outlier", "thm-optimal-weights", "prop-simplex-weights",
-               "prop-prefix-weights", "thm-causal-limit", "rem-causal-convention", "prop-ks-window",
-               "asm-token-spectrum", "asm-dense-limit", "asm-sparse-rank", "asm-atom-zeros",
-               "asm-large-T-edge", "asm-concentration", "asm-mean-spike")
+KEY_RESULTS = (
+    "def-table",
+    "def-signs",
+    "def-pooling",
+    "def-sample-cov",
+    "def-regime",
+    "rem-bulk-paper",
+    "thm-bulk",
+    "prop-conditional-gmp",
+    "thm-fixed-T-bulk",
+    "prop-pooled-decomposition",
+    "thm-population",
+    "def-large-T",
+    "thm-sample",
+    "thm-alignment",
+    "thm-finite-table-spike",
+    "prop-fixed-T-top",
+    "prop-mean-outlier",
+    "thm-optimal-weights",
+    "prop-simplex-weights",
+    "prop-prefix-weights",
+    "thm-causal-limit",
+    "rem-causal-convention",
+    "prop-ks-window",
+    "asm-token-spectrum",
+    "asm-dense-limit",
+    "asm-sparse-rank",
+    "asm-atom-zeros",
+    "asm-large-T-edge",
+    "asm-concentration",
+    "asm-mean-spike",
+)
 
 #: Kinds that state a result and must say where it comes from.
 RESULT_KINDS = ("theorem", "proposition", "conjecture")
@@ -110,8 +140,9 @@ def test_theorems_have_proofs():
         if first.startswith("**Provenance.** Classical result"):
             continue
         nxt = items[i + 1] if i + 1 < len(items) else None
-        assert nxt is not None and nxt[0] == page and nxt[1] == "proof", \
+        assert nxt is not None and nxt[0] == page and nxt[1] == "proof", (
             f"{page} {label}: a {kind} needs a proof right after it (or state it as a conjecture)"
+        )
 
 
 def test_conjectures_name_their_assumptions():
@@ -134,7 +165,7 @@ def test_results_page_marks_the_status():
     page = (BOOK / "results_at_a_glance.md").read_text()
     kinds = {label: k for _, k, _, label, _ in _directives() if label}
     table = page.split("## When each result holds")[0]
-    rows = re.split(r"^\* - ", table, flags=re.M)[2:]          # skip the text and the header row
+    rows = re.split(r"^\* - ", table, flags=re.M)[2:]  # skip the text and the header row
     assert rows
     for row in rows:
         labels = _REF.findall(row.split("\n")[0])
@@ -163,6 +194,9 @@ _LISTED_KINDS = ("theorem", "proposition", "lemma", "corollary", "conjecture", "
 def test_results_at_a_glance_lists_every_result():
     page = (BOOK / "results_at_a_glance.md").read_text()
     listed = set(_REF.findall(page))
-    missing = sorted(label for p, kind, _, label, _ in _directives()
-                     if kind in _LISTED_KINDS and p != "results_at_a_glance.md" and label not in listed)
+    missing = sorted(
+        label
+        for p, kind, _, label, _ in _directives()
+        if kind in _LISTED_KINDS and p != "results_at_a_glance.md" and label not in listed
+    )
     assert not missing, f"results_at_a_glance.md does not list {missing}"

@@ -1,4 +1,5 @@
 """The optional disk cache of the slow token spectra at fixed T (``seqrmt/_cache.py``)."""
+
 from __future__ import annotations
 
 import pickle
@@ -17,6 +18,7 @@ def _counting():
     def build():
         calls.append(1)
         return np.arange(3.0) * len(calls)
+
     return build, calls
 
 
@@ -50,7 +52,7 @@ def test_a_damaged_entry_is_computed_again(monkeypatch, tmp_path):
     path.write_bytes(b"not a pickle")
     value = _cache.cached("kind", ("x",), build)
     assert len(calls) == 2 and np.array_equal(value, np.arange(3.0) * 2)
-    assert pickle.loads(path.read_bytes()).tolist() == value.tolist()     # and stored again
+    assert pickle.loads(path.read_bytes()).tolist() == value.tolist()  # and stored again
 
 
 def test_the_key_holds_the_package_source(monkeypatch, tmp_path):
@@ -84,6 +86,7 @@ def test_a_model_at_fixed_T_is_read_from_another_process_entry(monkeypatch, tmp_
 
     def no_draws(*args, **kwargs):
         raise AssertionError("drew tokens although the model was on disk")
+
     monkeypatch.setattr(fs, "_spike_block", no_draws)
     monkeypatch.setattr(fb, "_token_block", no_draws)
     again = sr.fixed_T_predict(0.5, 0.5, w, R, 2.0)

@@ -6,6 +6,7 @@ noise). These tests check it against its own building blocks (exact cases of the
 computation) and against simulation: the top eigenvector of a simulated ``S``, fresh
 labelled sequences from the same table, and the measured projections.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -17,6 +18,7 @@ import seqrmt as sr
 
 def test_exported():
     import seqrmt.spikes
+
     assert "spectral_classifier_accuracy" in seqrmt.spikes.__all__
     assert sr.spectral_classifier_accuracy is seqrmt.spikes.spectral_classifier_accuracy
 
@@ -31,8 +33,12 @@ def test_closed_form_and_limits():
     a, b = (sr.spectral_classifier_accuracy(0.5, 2.0, 0.3, 1.0, m) for m in (0.6, -0.6))
     assert np.isclose(a + b, 1.0)
     # more noise, lower accuracy; more overlap, higher accuracy
-    assert sr.spectral_classifier_accuracy(0.5, 2.0, 0.1, 1.0, 0.6) > sr.spectral_classifier_accuracy(0.5, 2.0, 1.0, 1.0, 0.6)
-    assert sr.spectral_classifier_accuracy(0.9, 2.0, 0.3, 1.0, 0.6) > sr.spectral_classifier_accuracy(0.2, 2.0, 0.3, 1.0, 0.6)
+    assert sr.spectral_classifier_accuracy(0.5, 2.0, 0.1, 1.0, 0.6) > sr.spectral_classifier_accuracy(
+        0.5, 2.0, 1.0, 1.0, 0.6
+    )
+    assert sr.spectral_classifier_accuracy(0.9, 2.0, 0.3, 1.0, 0.6) > sr.spectral_classifier_accuracy(
+        0.2, 2.0, 0.3, 1.0, 0.6
+    )
     # with r != 0 and huge overlap the accuracy saturates at Phi(m / sqrt(alpha - m^2)), not at 1
     sat = sr.spectral_classifier_accuracy(1.0, 1e8, 1e-6, 1.0, 0.6)
     assert np.isclose(sat, ndtr(0.6 / 0.8), rtol=1e-6)
@@ -50,9 +56,18 @@ def test_gaussian_monte_carlo():
     assert abs(acc - pred) < 4 * np.sqrt(pred * (1 - pred) / n)
 
 
-@pytest.mark.parametrize("bad", [dict(overlap=1.5), dict(overlap=-0.1), dict(spike_norm2=-1.0),
-                                 dict(noise_var=0.0), dict(alpha=0.0), dict(label_weight=2.0),
-                                 dict(overlap=float("nan"))])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(overlap=1.5),
+        dict(overlap=-0.1),
+        dict(spike_norm2=-1.0),
+        dict(noise_var=0.0),
+        dict(alpha=0.0),
+        dict(label_weight=2.0),
+        dict(overlap=float("nan")),
+    ],
+)
 def test_validation(bad):
     args = dict(overlap=0.5, spike_norm2=2.0, noise_var=0.3, alpha=1.0, label_weight=0.5)
     args.update(bad)
@@ -93,7 +108,7 @@ def test_formula_against_simulation(name):
     w = {"mean": sr.mean_weights(T), "causal": sr.causal_weights(T), "optimal": sr.optimal_weights(R)}[name]
     pred, emp = _measure(w, R, L, beta=1.5)
     se = np.sqrt(emp * (1 - emp) / 20_000)
-    assert 0.6 < emp < 1.0                      # a non-trivial accuracy, so the test can fail
+    assert 0.6 < emp < 1.0  # a non-trivial accuracy, so the test can fail
     assert abs(pred - emp) < 4 * se + 0.01, (pred, emp)
 
 
@@ -104,6 +119,7 @@ def test_formula_fails_when_the_noise_term_is_wrong():
     w = sr.mean_weights(T)
     pred, emp = _measure(w, R, L, beta=1.0)
     p = sr.predict(0.5, 0.5, w, R, 1.0)
-    naive = sr.spectral_classifier_accuracy(p.population_overlap * p.sample_overlap, 1.5, sr.kappa(w),
-                                            sr.alpha(w, R), float(w[:L].sum()))
+    naive = sr.spectral_classifier_accuracy(
+        p.population_overlap * p.sample_overlap, 1.5, sr.kappa(w), sr.alpha(w, R), float(w[:L].sum())
+    )
     assert naive - emp > abs(pred - emp)

@@ -15,6 +15,7 @@ build (``_build/reports/execution-<builder>.json``):
   an output folder of its own as in ``scripts/build_pdf.sh``) and then the HTML builder share
   the cache, so each notebook is executed once for both.
 """
+
 from __future__ import annotations
 
 import json
@@ -66,7 +67,8 @@ def _notebook(path: Path, prose: str, code: str) -> None:
 
 def _package(project: Path, value: int) -> None:
     (project / "scratchpkg" / "__init__.py").write_text(
-        f"def value():\n    return {value} * 1000 + 7\n", encoding="utf-8")
+        f"def value():\n    return {value} * 1000 + 7\n", encoding="utf-8"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -78,17 +80,25 @@ def project(tmp_path_factory) -> Path:
     (root / "requirements.txt").write_text("numpy\n", encoding="utf-8")
     (root / "scratchpkg").mkdir()
     _package(root, 1)
-    _notebook(root / "uses_a.ipynb", "# A\n\nFirst page.",
-              "import scratchpkg\nprint('value', scratchpkg.value())")
-    _notebook(root / "uses_b.ipynb", "# B\n\nSecond page.",
-              "from scratchpkg import value\nprint('twice', 2 * value())")
+    _notebook(root / "uses_a.ipynb", "# A\n\nFirst page.", "import scratchpkg\nprint('value', scratchpkg.value())")
+    _notebook(root / "uses_b.ipynb", "# B\n\nSecond page.", "from scratchpkg import value\nprint('twice', 2 * value())")
     _notebook(root / "plain.ipynb", "# Plain\n\nNo package here.", "print('sum', 40 + 2)")
     return root
 
 
 def build(project: Path, builder: str = "html") -> dict:
-    cmd = [sys.executable, "-c", "import sys; from jupyter_book.cli.main import main; sys.exit(main())",
-           "build", str(project), "-n", "-W", "--keep-going", "--builder", builder]
+    cmd = [
+        sys.executable,
+        "-c",
+        "import sys; from jupyter_book.cli.main import main; sys.exit(main())",
+        "build",
+        str(project),
+        "-n",
+        "-W",
+        "--keep-going",
+        "--builder",
+        builder,
+    ]
     if builder == "latex":
         # as scripts/build_pdf.sh: an output folder of its own, the execution cache shared
         out = project / "_build" / "pdf" / "_build"
@@ -113,7 +123,7 @@ def test_a_package_edit_re_executes_the_notebooks_that_import_it(project: Path) 
 
     assert build(project) == {"uses_a": "unchanged", "uses_b": "unchanged", "plain": "unchanged"}
 
-    _package(project, 3)   # a function of the package changes: same notebooks, new results
+    _package(project, 3)  # a function of the package changes: same notebooks, new results
     assert build(project) == {"uses_a": "executed", "uses_b": "executed", "plain": "unchanged"}
     assert "value 3007" in page(project, "uses_a") and "value 1007" not in page(project, "uses_a")
     assert "twice 6014" in page(project, "uses_b")
@@ -153,12 +163,11 @@ def test_keys_follow_the_imports_and_the_files(tmp_path: Path) -> None:
 
     def keys():
         common, pkgs = seqrmt_cache.dependency_hashes(tmp_path, ["requirements.txt"], ["pkg"])
-        return (seqrmt_cache.notebook_key(nb_uses, common, pkgs),
-                seqrmt_cache.notebook_key(nb_plain, common, pkgs))
+        return (seqrmt_cache.notebook_key(nb_uses, common, pkgs), seqrmt_cache.notebook_key(nb_plain, common, pkgs))
 
     uses0, plain0 = keys()
     (tmp_path / "pkg" / "__pycache__" / "m.cpython-311.pyc").write_bytes(b"other junk")
-    assert keys() == (uses0, plain0)           # compiled files are not sources
+    assert keys() == (uses0, plain0)  # compiled files are not sources
     (tmp_path / "pkg" / "m.py").write_text("x = 2\n")
     uses1, plain1 = keys()
     assert uses1 != uses0 and plain1 == plain0  # only the notebook importing pkg

@@ -9,6 +9,7 @@ last bit whatever the executor: they are compared through their exact CSV text
 (``repr`` of every float).  No timing is asserted here (the speed-up of 2 processes is
 measured by ``python benchmarks/atlas.py --ratio``).
 """
+
 from __future__ import annotations
 
 import math
@@ -32,9 +33,11 @@ def _exact(rows) -> str:
 
 
 def _sweeps(executor):
-    return (sv.atlas(96, 3, grid=GRID, executor=executor),
-            sv.finite_size([64, 96], {64: 3, 96: 2}, settings=FS_SETTINGS, executor=executor),
-            sv.bulk_vs_T(96, [1, 4], 2, fixed_T=False, executor=executor))
+    return (
+        sv.atlas(96, 3, grid=GRID, executor=executor),
+        sv.finite_size([64, 96], {64: 3, 96: 2}, settings=FS_SETTINGS, executor=executor),
+        sv.bulk_vs_T(96, [1, 4], 2, fixed_T=False, executor=executor),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -58,9 +61,10 @@ def test_process_pool_gives_identical_rows(in_process):
 
 def test_dask_local_cluster_gives_identical_rows(in_process):
     distributed = pytest.importorskip("dask.distributed")
-    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                  dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         assert len(client.scheduler_info()["workers"]) == 2
         on_dask = _sweeps(client.get_executor())
     for a, b in zip(in_process, on_dask):
@@ -84,9 +88,11 @@ def test_run_units_keeps_order_and_raises():
 
 
 def test_executor_argument_is_checked():
-    for f in (lambda e: sv.atlas(64, 2, grid=GRID, executor=e),
-              lambda e: sv.finite_size([64], 2, settings=FS_SETTINGS, executor=e),
-              lambda e: sv.bulk_vs_T(64, [2], 2, executor=e)):
+    for f in (
+        lambda e: sv.atlas(64, 2, grid=GRID, executor=e),
+        lambda e: sv.finite_size([64], 2, settings=FS_SETTINGS, executor=e),
+        lambda e: sv.bulk_vs_T(64, [2], 2, executor=e),
+    ):
         with pytest.raises(TypeError, match="executor"):
             f(object())
 
@@ -94,10 +100,10 @@ def test_executor_argument_is_checked():
 def test_progress_bar(capsys):
     sv.bulk_vs_T(64, [1, 2], 3, fixed_T=False, progress=True)
     err = capsys.readouterr().err
-    assert "6/6" in err and "bulk vs T" in err          # units done / total, with a label
+    assert "6/6" in err and "bulk vs T" in err  # units done / total, with a label
     sv.bulk_vs_T(64, [1, 2], 3, fixed_T=False)
     out = capsys.readouterr()
-    assert out.err == "" and out.out == ""               # quiet by default
+    assert out.err == "" and out.out == ""  # quiet by default
 
 
 # ----------------------------------------------------------------- memory of one simulation
@@ -109,7 +115,7 @@ def test_table_noise_is_make_table_transposed():
     assert np.array_equal(ZT, table.E.T)
     rng2 = np.random.default_rng(4)
     sr.make_table(d, V, 0.0, seed=rng2)
-    assert rng.integers(1 << 30) == rng2.integers(1 << 30)    # the same draws follow
+    assert rng.integers(1 << 30) == rng2.integers(1 << 30)  # the same draws follow
 
 
 def test_chunked_pooling_matches_one_block(monkeypatch):
@@ -118,11 +124,10 @@ def test_chunked_pooling_matches_one_block(monkeypatch):
     d, V, N = 50, 100, 700
 
     def spectra():
-        return [(lam, U) for *_, lam, U, _ in sv._spectra(d, V, N, R, {"w": w}, {"w": [0.0, 0.7]},
-                                                          [True, False], 5)]
+        return [(lam, U) for *_, lam, U, _ in sv._spectra(d, V, N, R, {"w": w}, {"w": [0.0, 0.7]}, [True, False], 5)]
 
     one = spectra()
-    monkeypatch.setattr(sv.measure, "_POOL_CHUNK", 64)   # 11 blocks of sequences
+    monkeypatch.setattr(sv.measure, "_POOL_CHUNK", 64)  # 11 blocks of sequences
     many = spectra()
     for (l1, U1), (l2, U2) in zip(one, many):
         np.testing.assert_allclose(l1, l2, rtol=1e-11, atol=1e-12)

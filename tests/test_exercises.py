@@ -15,6 +15,7 @@ For every chapter notebook ``book/0*.ipynb`` listed in ``_toc.yml``:
 Both directive forms are understood: the plain one (``{exercise}`` / ``{solution}``) and the
 gated one (``{exercise-start}`` ... ``{exercise-end}``, ``{solution-start}`` ... ``{solution-end}``).
 """
+
 from __future__ import annotations
 
 import json
@@ -29,7 +30,9 @@ BOOK = ROOT / "book"
 
 _DIRECTIVE = re.compile(
     r"^(?P<fence>`{3,}|:{3,})\{(?P<kind>exercise|exercise-start|exercise-end|solution|solution-start|solution-end)\}"
-    r"[ \t]*(?P<arg>[^\n]*)\n(?P<opts>(?:[ \t]*:[\w-]+:[^\n]*\n)*)", re.M)
+    r"[ \t]*(?P<arg>[^\n]*)\n(?P<opts>(?:[ \t]*:[\w-]+:[^\n]*\n)*)",
+    re.M,
+)
 _TITLE = re.compile(r"^(★{1,3}) (?!★)\S")
 #: A reference that prints the exercise's number: {numref} always, {ref} without its own text.
 _NUMBERED_REF = re.compile(r"\{numref\}`(?:[^`<]*<)?([^`<>]+?)>?`|\{ref\}`([^`<>]+)`")
@@ -140,19 +143,23 @@ def test_the_toc_lists_chapters():
 
 def test_the_parser_reads_both_forms():
     """The parser on a tiny synthetic notebook: plain and gated forms, and the errors it must catch."""
+
     def md(s):
         return {"cell_type": "markdown", "source": s, "metadata": {}}
 
     def code(s):
         return {"cell_type": "code", "source": s, "metadata": {}, "outputs": []}
 
-    cells = [md("```{exercise} ★ A\n:label: ch9-ex-1\nText\n```\n\n```{solution} ch9-ex-1\n:class: dropdown\nWhy.\n```"),
-             md("```{exercise-start} ★★ B (computation)\n:label: ch9-ex-2\n```\nText\n```{exercise-end}\n```"),
-             md("```{solution-start} ch9-ex-2\n:class: dropdown\n```\nReason."),
-             code("assert 1 + 1 == 2"),
-             md("```{solution-end}\n```"),
-             md("```{exercise} ★★★ C (proof)\n:label: ch9-ex-3\nText\n```")]
+    cells = [
+        md("```{exercise} ★ A\n:label: ch9-ex-1\nText\n```\n\n```{solution} ch9-ex-1\n:class: dropdown\nWhy.\n```"),
+        md("```{exercise-start} ★★ B (computation)\n:label: ch9-ex-2\n```\nText\n```{exercise-end}\n```"),
+        md("```{solution-start} ch9-ex-2\n:class: dropdown\n```\nReason."),
+        code("assert 1 + 1 == 2"),
+        md("```{solution-end}\n```"),
+        md("```{exercise} ★★★ C (proof)\n:label: ch9-ex-3\nText\n```"),
+    ]
     import tempfile
+
     with tempfile.TemporaryDirectory() as tmp:
         p = Path(tmp) / "09_x.ipynb"
         p.write_text(json.dumps({"cells": cells}))
@@ -187,11 +194,13 @@ def test_computations_are_checked(path):
         if not e.title.endswith("(computation)"):
             continue
         assert e.solution_kind == "solution-start", f"{e.label}: a computation needs the gated solution form"
-        asserting = [tags for src, tags in zip(e.solution_code, e.solution_code_tags)
-                     if re.search(r"^\s*assert\b", src, re.M)]
+        asserting = [
+            tags for src, tags in zip(e.solution_code, e.solution_code_tags) if re.search(r"^\s*assert\b", src, re.M)
+        ]
         assert asserting, f"{e.label}: no code cell with an assert in the solution"
-        assert all("remove-cell" not in t and "remove-input" not in t for t in asserting), \
+        assert all("remove-cell" not in t and "remove-input" not in t for t in asserting), (
             f"{e.label}: the checking cell must stay on the page"
+        )
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
@@ -225,8 +234,11 @@ def test_no_numbered_reference_to_an_exercise_of_another_page():
     assert not bad, bad
 
 
-@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if 1 <= _chapter_number(p) <= 7],
-                         ids=[p.name for p in NOTEBOOKS if 1 <= _chapter_number(p) <= 7])
+@pytest.mark.parametrize(
+    "path",
+    [p for p in NOTEBOOKS if 1 <= _chapter_number(p) <= 7],
+    ids=[p.name for p in NOTEBOOKS if 1 <= _chapter_number(p) <= 7],
+)
 def test_before_you_start(path):
     """Chapters 1-7 open (after the learning goals) with what they assume; the reading time is
     computed from the page when it is built (``seqrmt_book/reading.py``), never typed."""
@@ -250,8 +262,9 @@ def _stars_by_label() -> dict[str, str]:
         for cell in json.loads(path.read_text())["cells"]:
             if cell["cell_type"] != "markdown":
                 continue
-            for title, label in re.findall(r"^`{3,}\{exercise(?:-start)?\}\s*(.*?)\s*\n:label:\s*(\S+)",
-                                           "".join(cell["source"]), re.M):
+            for title, label in re.findall(
+                r"^`{3,}\{exercise(?:-start)?\}\s*(.*?)\s*\n:label:\s*(\S+)", "".join(cell["source"]), re.M
+            ):
                 out[label] = re.match(r"(★*)", title).group(1)
     return out
 
@@ -300,15 +313,19 @@ def course_page_plan_problems(text: str, problem_labels: set[str]) -> list[str]:
 
 def test_course_page_lectures_have_a_time_plan_and_problem_sets():
     text = (BOOK / "syllabus.md").read_text(encoding="utf-8")
-    labels = set(re.findall(r"^\((ps\d-[\w-]+)\)=\n## Problem set",
-                            (BOOK / "problem_sets.md").read_text(encoding="utf-8"), re.M))
+    labels = set(
+        re.findall(r"^\((ps\d-[\w-]+)\)=\n## Problem set", (BOOK / "problem_sets.md").read_text(encoding="utf-8"), re.M)
+    )
     masters = {p.stem for p in (ROOT / "problems" / "masters").glob("ps*.ipynb")}
     assert labels == {m.replace("_", "-") for m in masters}, "a problem set without its label"
     assert not course_page_plan_problems(text, labels)
-    assert {m for m in masters if f"<{m.replace('_', '-')}>`" not in text} == set(), \
+    assert {m for m in masters if f"<{m.replace('_', '-')}>`" not in text} == set(), (
         "a problem set that no lecture sets"
+    )
     # a wrong sum and an unknown set are caught
-    planted = re.sub(r"(\*Time \(90 min\):\* the Marchenko-Pastur law from simulation to formula )\(25\)", r"\g<1>(35)", text)
+    planted = re.sub(
+        r"(\*Time \(90 min\):\* the Marchenko-Pastur law from simulation to formula )\(25\)", r"\g<1>(35)", text
+    )
     assert planted != text and any("sum to" in m for m in course_page_plan_problems(planted, labels))
     planted = text.replace("<ps3-bbp>", "<ps3-nothing>")
     assert planted != text and any("ps3_bbp" in m for m in course_page_plan_problems(planted, labels))

@@ -43,6 +43,7 @@ overlaps of the top eigenvectors must then be small (< 0.05; theory: 0).
 The environment variables SEQRMT_AGREEMENT_D and SEQRMT_AGREEMENT_SEEDS (comma-separated)
 override the dimension and the seeds, to re-check the tolerances on other seed sets.
 """
+
 from __future__ import annotations
 
 import os
@@ -55,12 +56,12 @@ import seqrmt as sr
 D = int(os.environ.get("SEQRMT_AGREEMENT_D", 400))
 SEEDS = tuple(int(x) for x in os.environ.get("SEQRMT_AGREEMENT_SEEDS", "0,1,2,3").split(","))
 K_SEM = 4.0
-EIG_FLOOR = 0.05        # relative
-OVL_FLOOR = 0.05        # absolute
-EDGE_FLOOR = 0.05       # relative, Tracy-Widom shift at the edge
-MAX_REL = 0.20          # guard on the eigenvalue tolerance (relative)
-MAX_OVL = 0.12          # guard on the overlap tolerance (absolute)
-MAX_EDGE = 0.10         # guard on the edge tolerance (relative)
+EIG_FLOOR = 0.05  # relative
+OVL_FLOOR = 0.05  # absolute
+EDGE_FLOOR = 0.05  # relative, Tracy-Widom shift at the edge
+MAX_REL = 0.20  # guard on the eigenvalue tolerance (relative)
+MAX_OVL = 0.12  # guard on the overlap tolerance (absolute)
+MAX_EDGE = 0.10  # guard on the edge tolerance (relative)
 ABSENT_OVERLAP = 0.05
 
 T = 16
@@ -70,8 +71,7 @@ R_IID = np.eye(T)
 
 
 def _weights(name, R):
-    return {"mean": sr.mean_weights(T), "optimal": sr.optimal_weights(R),
-            "causal": sr.causal_weights(T, 0.0)}[name]
+    return {"mean": sr.mean_weights(T), "optimal": sr.optimal_weights(R), "causal": sr.causal_weights(T, 0.0)}[name]
 
 
 # name: (delta, gamma, weights, R, beta, centered).  Regimes covered: delta < 1 and > 1,
@@ -79,17 +79,17 @@ def _weights(name, R):
 # below both transitions, between them (population outlier but no sample outlier), above
 # both, centered and uncentered S (where the vocabulary mean adds a second outlier).
 CELLS = {
-    "above-prefix-optimal":     (0.5, 0.5, "optimal", R_PREFIX, 1.0, True),
-    "above-prefix-mean":        (0.5, 0.5, "mean", R_PREFIX, 2.0, True),
-    "delta>1-prefix-optimal":   (2.0, 0.5, "optimal", R_PREFIX, 2.0, True),
-    "gamma>1-prefix-optimal":   (0.5, 2.0, "optimal", R_PREFIX, 2.0, True),
-    "both>1-markov-optimal":    (1.5, 1.5, "optimal", R_MARKOV, 2.0, True),
-    "markov-causal":            (0.5, 0.5, "causal", R_MARKOV, 1.0, True),
-    "delta>1-prefix-causal":    (1.5, 0.75, "causal", R_PREFIX, 1.0, True),
-    "below-both-iid-mean":      (0.5, 0.5, "mean", R_IID, 0.3, True),
-    "between-prefix-mean":      (0.5, 3.0, "mean", R_PREFIX, 0.5, True),
-    "uncentered-prefix-mean":   (0.5, 0.5, "mean", R_PREFIX, 2.0, False),
-    "uncentered-markov-mean":   (1.5, 0.5, "mean", R_MARKOV, 1.0, False),
+    "above-prefix-optimal": (0.5, 0.5, "optimal", R_PREFIX, 1.0, True),
+    "above-prefix-mean": (0.5, 0.5, "mean", R_PREFIX, 2.0, True),
+    "delta>1-prefix-optimal": (2.0, 0.5, "optimal", R_PREFIX, 2.0, True),
+    "gamma>1-prefix-optimal": (0.5, 2.0, "optimal", R_PREFIX, 2.0, True),
+    "both>1-markov-optimal": (1.5, 1.5, "optimal", R_MARKOV, 2.0, True),
+    "markov-causal": (0.5, 0.5, "causal", R_MARKOV, 1.0, True),
+    "delta>1-prefix-causal": (1.5, 0.75, "causal", R_PREFIX, 1.0, True),
+    "below-both-iid-mean": (0.5, 0.5, "mean", R_IID, 0.3, True),
+    "between-prefix-mean": (0.5, 3.0, "mean", R_PREFIX, 0.5, True),
+    "uncentered-prefix-mean": (0.5, 0.5, "mean", R_PREFIX, 2.0, False),
+    "uncentered-markov-mean": (1.5, 0.5, "mean", R_MARKOV, 1.0, False),
 }
 
 
@@ -105,8 +105,10 @@ def _check(label, sims, preds, floor, max_tol):
     sem = r.std(ddof=1) / np.sqrt(len(r))
     tol = max(K_SEM * sem, floor)
     assert tol <= max_tol, f"{label}: tolerance {tol:.3g} too loose (sem {sem:.3g}); cell too noisy"
-    assert abs(r.mean()) <= tol, (f"{label}: simulation {sims.mean():.4f} vs theory {preds.mean():.4f} "
-                                  f"(residual {r.mean():+.4f}, sem {sem:.4f}, tol {tol:.4f})")
+    assert abs(r.mean()) <= tol, (
+        f"{label}: simulation {sims.mean():.4f} vs theory {preds.mean():.4f} "
+        f"(residual {r.mean():+.4f}, sem {sem:.4f}, tol {tol:.4f})"
+    )
 
 
 def test_cell_regimes_are_as_labelled():
@@ -135,21 +137,36 @@ def test_theory_matches_simulation(name):
     for s in SEEDS:
         sim = sr.simulate(D, V, N, w, R, beta, centered=centered, seed=s)
         sims.append(sim)
-        preds.append(sr.predict(dl, gm, w, R, beta, centered=centered, spike_norm2=sim.spike_norm2,
-                                delta_norm2=sim.delta_norm2, zbar_norm2=sim.zbar_norm2))
+        preds.append(
+            sr.predict(
+                dl,
+                gm,
+                w,
+                R,
+                beta,
+                centered=centered,
+                spike_norm2=sim.spike_norm2,
+                delta_norm2=sim.delta_norm2,
+                zbar_norm2=sim.zbar_norm2,
+            )
+        )
     n_out = len(preds[0].outliers)
     assert all(len(p.outliers) == n_out for p in preds)
     if n_out == 0:
         edge = preds[0].bulk_edge
-        _check(f"{name} top eigenvalue vs bulk edge", [s.eigenvalues[0] for s in sims],
-               [edge] * len(sims), EDGE_FLOOR * edge, MAX_EDGE * edge)
+        _check(
+            f"{name} top eigenvalue vs bulk edge",
+            [s.eigenvalues[0] for s in sims],
+            [edge] * len(sims),
+            EDGE_FLOOR * edge,
+            MAX_EDGE * edge,
+        )
         assert np.mean([s.overlaps.max() for s in sims]) < ABSENT_OVERLAP
         return
     for i in range(n_out):
         pred_i = [p.outliers[i] for p in preds]
         m = float(np.mean(pred_i))
-        _check(f"{name} outlier {i}", [s.eigenvalues[i] for s in sims], pred_i,
-               EIG_FLOOR * m, MAX_REL * m)
+        _check(f"{name} outlier {i}", [s.eigenvalues[i] for s in sims], pred_i, EIG_FLOOR * m, MAX_REL * m)
     # the eigenvalue right after the outliers is at the bulk edge (within the TW shift)
     edge = preds[0].bulk_edge
     nxt = np.mean([s.eigenvalues[n_out] for s in sims])
@@ -158,12 +175,16 @@ def test_theory_matches_simulation(name):
     ranks = [p.outliers.index(p.sample_outlier) for p in preds]
     assert len(set(ranks)) == 1
     k = ranks[0]
-    _check(f"{name} signal overlap", [s.overlaps[k] for s in sims], [p.overlap for p in preds],
-           OVL_FLOOR, MAX_OVL)
+    _check(f"{name} signal overlap", [s.overlaps[k] for s in sims], [p.overlap for p in preds], OVL_FLOOR, MAX_OVL)
     if not centered:
         j = preds[0].outliers.index(preds[0].mean_outlier)
-        _check(f"{name} mean overlap", [s.mean_overlaps[j] for s in sims],
-               [p.mean_overlap for p in preds], OVL_FLOOR, MAX_OVL)
+        _check(
+            f"{name} mean overlap",
+            [s.mean_overlaps[j] for s in sims],
+            [p.mean_overlap for p in preds],
+            OVL_FLOOR,
+            MAX_OVL,
+        )
 
 
 def test_finite_table_theory_beats_idealized():
@@ -208,7 +229,7 @@ def test_simulate_table_consistency(centered):
     assert sim.spike_norm2 == pytest.approx((tab.mu + tab.Delta) @ (tab.mu + tab.Delta), rel=1e-12)
     # ||mu + Delta||^2 = beta + 2 mu^T Delta + ||Delta||^2, the cross term included
     assert sim.spike_norm2 == pytest.approx(tab.beta + 2 * tab.mu @ tab.Delta + sim.delta_norm2, rel=1e-12)
-    assert abs(sim.spike_norm2 - tab.beta - sim.delta_norm2) > 1e-6      # the cross term is not 0
+    assert abs(sim.spike_norm2 - tab.beta - sim.delta_norm2) > 1e-6  # the cross term is not 0
     assert sim.signal_index == int(np.argmax(sim.overlaps))
 
 
@@ -246,7 +267,7 @@ def test_ridge_accuracy_range_and_signal():
     R = sr.prefix_correlation(8, 4)
     acc = sr.ridge_accuracy(tab, 300, sr.optimal_weights(R), R, n_test=1000, seed=1)
     assert 0.5 < acc <= 1.0
-    assert acc > 0.8       # optimal weights, beta = 2: far above both transitions
+    assert acc > 0.8  # optimal weights, beta = 2: far above both transitions
 
 
 def test_classification_curve_ordering():
@@ -268,16 +289,18 @@ def test_simulated_spectrum_is_the_eigendecomposition_of_S(d, centered):
     # simulate uses one tridiagonalization for all eigenvalues and the top vectors;
     # compare with a full LAPACK eigendecomposition of the same matrix.
     from scipy import linalg
+
     R = sr.markov_correlation(6, 0.5)
     table = sr.make_table(d, 2 * d, 1.5, seed=4)
-    sim, S = sr.simulate_table(table, 3 * d, sr.mean_weights(6), R, centered=centered,
-                               seed=5, n_vectors=3, return_matrix=True)
+    sim, S = sr.simulate_table(
+        table, 3 * d, sr.mean_weights(6), R, centered=centered, seed=5, n_vectors=3, return_matrix=True
+    )
     lam, vecs = linalg.eigh(S)
     np.testing.assert_allclose(sim.eigenvalues, lam[::-1], rtol=1e-10, atol=1e-12 * lam[-1])
     u = table.mu / np.linalg.norm(table.mu)
     k = min(3, d)
-    gaps = np.abs(np.diff(lam[::-1][:k + 1]))
-    if np.all(gaps > 1e-8):   # eigenvectors are defined up to sign when eigenvalues are simple
+    gaps = np.abs(np.diff(lam[::-1][: k + 1]))
+    if np.all(gaps > 1e-8):  # eigenvectors are defined up to sign when eigenvalues are simple
         np.testing.assert_allclose(sim.overlaps, (u @ vecs[:, ::-1][:, :k]) ** 2, atol=1e-10)
 
 
@@ -313,4 +336,4 @@ def test_classification_curve_is_paired():
     out = sr.classification_curve(40, 80, [30, 60], {"a": w, "b": w.copy()}, R, 0.5, seeds=3, n_test=200)
     assert out["a"]["values"].shape == (3, 2)
     np.testing.assert_array_equal(out["a"]["values"], out["b"]["values"])
-    assert np.ptp(out["a"]["values"][:, 0]) > 0          # the seeds do differ
+    assert np.ptp(out["a"]["values"][:, 0]) > 0  # the seeds do differ

@@ -1,5 +1,6 @@
 """The figure readability check (seqrmt.plots.figure_problems) catches planted defects
 and passes clean figures; the record of rendered figures feeds assert_figures_readable."""
+
 from __future__ import annotations
 
 import time
@@ -22,8 +23,8 @@ def kinds(problems):
 def clean_figure():
     fig, ax = srp.figure(width=6.4, height=3.6)
     x = np.linspace(0, 1, 200)
-    ax.plot(x, x ** 2, label="square")
-    ax.plot(x, x ** 3, label="cube")
+    ax.plot(x, x**2, label="square")
+    ax.plot(x, x**3, label="cube")
     srp.finish(ax, xlabel="x", ylabel="y", title="powers of x", legend=False)
     ax.legend(loc="upper left", fontsize="small", frameon=False)
     srp.readable_fonts(fig)
@@ -44,8 +45,7 @@ def test_clean_figures_pass():
 
 def test_the_book_figures_of_the_defaults_pass():
     """A few figure functions of the book at their defaults pass the check as rendered."""
-    for fig in (srp.bulk_density_figure(2.0, 0.5), srp.weights_profiles(),
-                srp.toolkit_semicircle_figure()):
+    for fig in (srp.bulk_density_figure(2.0, 0.5), srp.weights_profiles(), srp.toolkit_semicircle_figure()):
         srp.readable_fonts(fig)
         assert srp.figure_problems(fig) == [], fig.seqrmt_origin
 
@@ -178,8 +178,11 @@ def test_rendered_figures_are_recorded_and_asserted(monkeypatch):
     fig.seqrmt_params = {"beta": 0.5}
     srp.readable_fonts(fig)
     srp.render_png(fig, tight=False)
-    with pytest.raises(AssertionError, match=r"(?s)1 of 2 figures.*test_rendered_figures_are_recorded"
-                                             r"_and_asserted\(beta=0.5\).*overlapping text"):
+    with pytest.raises(
+        AssertionError,
+        match=r"(?s)1 of 2 figures.*test_rendered_figures_are_recorded"
+        r"_and_asserted\(beta=0.5\).*overlapping text",
+    ):
         srp.assert_figures_readable()
     reps = srp.figure_reports()
     assert [r["where"] for r in reps] == ["inline", "frame"]

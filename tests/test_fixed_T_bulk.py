@@ -1,5 +1,6 @@
 """Tests of the fixed-T bulk (``sr.fixed_T_bulk_law``): a generalized Marchenko-Pastur law whose
 population spectrum is that of the sparse token Gram matrix."""
+
 from __future__ import annotations
 
 import time
@@ -20,8 +21,7 @@ def _pooled_spectrum(delta, gamma, w, R=None, d=D_SIM, seeds=TABLE_SEEDS):
     """Eigenvalues of the centered S for three independent tables (beta = 0), pooled."""
     R = np.eye(w.size) if R is None else R
     V, N = sr.sizes(d, delta, gamma)
-    return np.concatenate([sr.simulate(d, V, N, w, R, 0.0, seed=s, n_vectors=1).eigenvalues
-                           for s in seeds])
+    return np.concatenate([sr.simulate(d, V, N, w, R, 0.0, seed=s, n_vectors=1).eigenvalues for s in seeds])
 
 
 def _zero_fraction(lam):
@@ -29,6 +29,7 @@ def _zero_fraction(lam):
 
 
 # ------------------------------------------------------------------------- against simulation
+
 
 @pytest.mark.parametrize("T", [1, 2])
 def test_matches_simulation_where_theorem_1_fails(T):
@@ -39,7 +40,7 @@ def test_matches_simulation_where_theorem_1_fails(T):
     ks_thm1 = kolmogorov_distance(lam, sr.BulkLaw(DELTA, GAMMA, sr.kappa(w)))
     # finite-d fluctuations of three pooled spectra at d = 1000 are a few thousandths
     assert ks <= 0.02, ks
-    assert ks_thm1 >= 0.1, ks_thm1           # Theorem 1 is off by 0.1-0.25 here
+    assert ks_thm1 >= 0.1, ks_thm1  # Theorem 1 is off by 0.1-0.25 here
     # the atom: the centered S loses at most one more dimension (1/d) and the rank of the
     # sparse token matrix fluctuates by O(1/sqrt(V)) from table to table
     assert abs(law.atom - _zero_fraction(lam)) <= 0.015
@@ -51,7 +52,7 @@ def test_rank_is_below_min_of_sequences_and_drawn_tokens():
     w = sr.mean_weights(2)
     lam = _pooled_spectrum(DELTA, GAMMA, w, seeds=(21, 22, 23))
     lam_tok = 2 * DELTA / GAMMA
-    naive = 1 - min(GAMMA ** -1 * DELTA, 1 - np.exp(-lam_tok)) / DELTA   # min(N, drawn)/d
+    naive = 1 - min(GAMMA**-1 * DELTA, 1 - np.exp(-lam_tok)) / DELTA  # min(N, drawn)/d
     law = sr.fixed_T_bulk_law(DELTA, GAMMA, w)
     assert law.atom - naive > 0.015
     assert abs(law.atom - _zero_fraction(lam)) < abs(naive - _zero_fraction(lam))
@@ -76,6 +77,7 @@ def test_zero_weights_count_as_absent_positions():
 
 
 # ------------------------------------------------------------------------- the rank formula
+
 
 def _draw_rank(Tp, V, ratio, seed):
     rng = np.random.default_rng(seed)
@@ -102,6 +104,7 @@ def test_token_rank_fraction_T1_is_drawn_tokens():
 
 def test_rank_potential_at_zero_depends_on_T_prime():
     from seqrmt.spectrum import _rank_potential
+
     a = np.linspace(0.0, 1.0, 11)
     # T' = 1: a^0 = 1 everywhere (0^0 = 1), the bracket vanishes and Phi is the constant e^{-lambda};
     # in particular Phi(0) = e^{-1} = 0.368 at lambda = 1, not 1 - N/V = 0
@@ -117,6 +120,7 @@ def test_rank_potential_at_zero_depends_on_T_prime():
 
 # ------------------------------------------------------------------------- towards Theorem 1
 
+
 def test_tends_to_theorem_1_as_T_grows():
     dist = []
     for T in (1, 2, 4, 64):
@@ -131,19 +135,23 @@ def test_tends_to_theorem_1_as_T_grows():
 
 # ------------------------------------------------------------------------- the distribution
 
-@pytest.mark.parametrize("delta, gamma, w", [
-    (1.5, 1.5, sr.mean_weights(2)),
-    (0.5, 0.5, sr.mean_weights(2)),
-    (0.5, 2.0, sr.mean_weights(1)),
-    (1.0, 1.0, sr.causal_weights(3)),
-    (2.0, 0.5, np.array([0.7, 0.2, 0.1, 0.0])),
-])
+
+@pytest.mark.parametrize(
+    "delta, gamma, w",
+    [
+        (1.5, 1.5, sr.mean_weights(2)),
+        (0.5, 0.5, sr.mean_weights(2)),
+        (0.5, 2.0, sr.mean_weights(1)),
+        (1.0, 1.0, sr.causal_weights(3)),
+        (2.0, 0.5, np.array([0.7, 0.2, 0.1, 0.0])),
+    ],
+)
 def test_distribution(delta, gamma, w):
     law = sr.fixed_T_bulk_law(delta, gamma, w)
     k = sr.kappa(w)
     left, inf = law.support()
-    assert inf == np.inf and 0 <= left < law.truncation     # the limit law has no right edge
-    right = law.truncation                                     # where the computed law ends
+    assert inf == np.inf and 0 <= left < law.truncation  # the limit law has no right edge
+    right = law.truncation  # where the computed law ends
     # pdf integrates to 1 - atom (own grid, independent of the cdf table)
     x = np.union1d(np.geomspace(1e-9 * right, 0.05 * right, 400), np.linspace(0, right, 3000))
     assert np.trapezoid(law.pdf(x), x) == pytest.approx(1 - law.atom, abs=3e-3)
@@ -166,6 +174,7 @@ def test_distribution(delta, gamma, w):
 
 # ------------------------------------------------------------------------- the upper tail
 
+
 def test_no_right_edge_at_T1():
     """At T = 1 the population law is gamma w^2 Poisson(delta/gamma), unbounded: the support of
     the limit law has no right end, and the computed truncation is where the Poisson counts
@@ -180,12 +189,15 @@ def test_no_right_edge_at_T1():
     assert np.all(law.tail_mass(x) > 0)
 
 
-@pytest.mark.parametrize("delta, gamma, w", [
-    (0.5, 0.5, [1.0]),
-    (1.5, 1.5, [1.0]),
-    (0.5, 0.5, sr.mean_weights(2)),
-    (1.5, 1.5, sr.optimal_weights(sr.prefix_correlation(16, 4))),
-])
+@pytest.mark.parametrize(
+    "delta, gamma, w",
+    [
+        (0.5, 0.5, [1.0]),
+        (1.5, 1.5, [1.0]),
+        (0.5, 0.5, sr.mean_weights(2)),
+        (1.5, 1.5, sr.optimal_weights(sr.prefix_correlation(16, 4))),
+    ],
+)
 def test_tail_mass(delta, gamma, w):
     law = sr.fixed_T_bulk_law(delta, gamma, w)
     x = np.concatenate([[-np.inf, -1.0, 0.0], np.linspace(1e-6, 1.2 * law.truncation, 3000), [np.inf]])
@@ -278,15 +290,19 @@ def test_construction_time_and_cache():
 
 # ------------------------------------------------------------------------- bad input
 
-@pytest.mark.parametrize("kw, name", [
-    (dict(delta=0.0, gamma=1.0, w=[1.0]), "delta"),
-    (dict(delta=1.0, gamma=-1.0, w=[1.0]), "gamma"),
-    (dict(delta=1.0, gamma=1.0, w=[0.0, 0.0]), "w"),
-    (dict(delta=1.0, gamma=1.0, w=[]), "w"),
-    (dict(delta=1.0, gamma=1.0, w=[1.0, np.nan]), "w"),
-    (dict(delta=float("inf"), gamma=1.0, w=[1.0]), "delta"),
-    (dict(delta=1.0, gamma=1.0, w=[1.0], n_atoms=2), "n_atoms"),
-])
+
+@pytest.mark.parametrize(
+    "kw, name",
+    [
+        (dict(delta=0.0, gamma=1.0, w=[1.0]), "delta"),
+        (dict(delta=1.0, gamma=-1.0, w=[1.0]), "gamma"),
+        (dict(delta=1.0, gamma=1.0, w=[0.0, 0.0]), "w"),
+        (dict(delta=1.0, gamma=1.0, w=[]), "w"),
+        (dict(delta=1.0, gamma=1.0, w=[1.0, np.nan]), "w"),
+        (dict(delta=float("inf"), gamma=1.0, w=[1.0]), "delta"),
+        (dict(delta=1.0, gamma=1.0, w=[1.0], n_atoms=2), "n_atoms"),
+    ],
+)
 def test_bad_input(kw, name):
     with pytest.raises(ValueError, match=name):
         sr.fixed_T_bulk_law(**kw)
@@ -314,11 +330,13 @@ def test_repr_names_the_law_and_its_parameters():
 # ------------------------------------------------ the old ("finite T") names, deprecated
 
 #: old name -> (new name, the module of both, the module that forwards both)
-RENAMED = {"finite_T_bulk": ("fixed_T_bulk_law", "fixed_T_bulk", "spectrum"),
-           "finite_T_atom": ("fixed_T_atom", "fixed_T_bulk", "spectrum"),
-           "FiniteTBulkLaw": ("FixedTBulkLaw", "fixed_T_bulk", "spectrum"),
-           "finite_T_spike": ("fixed_T_predict", "fixed_T_spike", "spikes"),
-           "FiniteTSpike": ("FixedTSpike", "fixed_T_spike", "spikes")}
+RENAMED = {
+    "finite_T_bulk": ("fixed_T_bulk_law", "fixed_T_bulk", "spectrum"),
+    "finite_T_atom": ("fixed_T_atom", "fixed_T_bulk", "spectrum"),
+    "FiniteTBulkLaw": ("FixedTBulkLaw", "fixed_T_bulk", "spectrum"),
+    "finite_T_spike": ("fixed_T_predict", "fixed_T_spike", "spikes"),
+    "FiniteTSpike": ("FixedTSpike", "fixed_T_spike", "spikes"),
+}
 
 
 @pytest.mark.parametrize("old", sorted(RENAMED))

@@ -8,6 +8,7 @@ The comparisons with simulation read stored tables (``seqrmt/data/fixed_T_spike.
 correlated positions from ``T = 2`` to ``64`` and the validity point), so that the tests compute
 only predictions.  Tolerances are fixed in advance: two standard errors of the simulated mean plus
 1 % of the location and 0.015 of the squared cosine."""
+
 from __future__ import annotations
 
 import math
@@ -21,7 +22,7 @@ from seqrmt import spikes as sp
 from seqrmt import validation as sv
 
 DELTA = GAMMA = 0.5
-LOC_TOL, OV_TOL = 0.01, 0.015     # added to two standard errors of the simulated mean
+LOC_TOL, OV_TOL = 0.01, 0.015  # added to two standard errors of the simulated mean
 
 
 def _ratios_to_betas(T, ratios):
@@ -31,6 +32,7 @@ def _ratios_to_betas(T, ratios):
 
 
 # ----------------------------------------------------------- independent positions (stored)
+
 
 @pytest.fixture(scope="module")
 def iid_rows():
@@ -83,8 +85,9 @@ def test_stored_correlated_table_covers_T_2_to_64(corr_rows):
     assert {r["R"] for r in spikes} == {"markov", "prefix"}
 
 
-@pytest.mark.parametrize("name", ["markov0.8_T2", "markov0.8_T4", "markov0.8_T8", "markov0.8_T16",
-                                  "prefix_T32", "prefix_T64"])
+@pytest.mark.parametrize(
+    "name", ["markov0.8_T2", "markov0.8_T4", "markov0.8_T8", "markov0.8_T16", "prefix_T32", "prefix_T64"]
+)
 def test_agrees_with_simulation_correlated_positions(corr_rows, name):
     """The fixed-T prediction against the stored means (two standard errors plus 1 % / 0.015), where
     it predicts the top eigenvalue to carry the signal alone at the simulated d."""
@@ -92,14 +95,18 @@ def test_agrees_with_simulation_correlated_positions(corr_rows, name):
     w, R = _stored_setting(row)
     p = sr.fixed_T_predict(row["delta"], row["gamma"], w, R, row["beta"], d=int(row["d"]))
     assert p.single_eigenvalue, (name, p.bulk_above, p.count_resolution)
-    assert abs(row["lambda_sim"] - p.sample_outlier) <= 2 * row["lambda_sem"] + LOC_TOL * p.sample_outlier, \
-        (name, p.sample_outlier, row)
+    assert abs(row["lambda_sim"] - p.sample_outlier) <= 2 * row["lambda_sem"] + LOC_TOL * p.sample_outlier, (
+        name,
+        p.sample_outlier,
+        row,
+    )
     assert abs(row["overlap_sim"] - p.overlap) <= 2 * row["overlap_sem"] + OV_TOL, (name, p.overlap, row)
     # the discretization error is reported, and small against the tolerance
     assert p.location_error < 0.3 * LOC_TOL and p.overlap_error < 0.3 * OV_TOL
 
 
 # ------------------------------------------------------------------ the validity check
+
 
 @pytest.fixture(scope="module")
 def validity():
@@ -169,6 +176,7 @@ def test_mass_above_is_a_distribution_function():
 
 # ----------------------------------------------------------------------- the large-T limit
 
+
 def _R(name, T):
     return sr.prefix_correlation(T, T // 4) if name == "prefix" else sr.markov_correlation(T, float(name))
 
@@ -192,7 +200,7 @@ def _limit_check(T, rname, wname):
     R = _R(rname, T)
     w = _w(wname, R)
     bc = sr.critical_beta(DELTA, GAMMA, w, R)
-    beta = 2.5 * bc if bc > 0 else 1.0           # bc = 0: an outlier even at beta = 0
+    beta = 2.5 * bc if bc > 0 else 1.0  # bc = 0: an outlier even at beta = 0
     pf, pl = sr.fixed_T_predict(DELTA, GAMMA, w, R, beta), sr.predict(DELTA, GAMMA, w, R, beta)
     assert pf.sample_outlier == pytest.approx(pl.sample_outlier, rel=0.01), (T, rname, wname)
     assert pf.overlap == pytest.approx(pl.overlap, abs=0.01), (T, rname, wname)
@@ -209,6 +217,7 @@ def test_the_draw_error_of_the_outlier_of_m_is_carried_into_the_prediction():
     leaves the bulk (T = 16, rho = -0.4, optimal weights: the alignment moves by 0.01 between seeds)
     the prediction says so; and without such an outlier (R = I) the error is zero.  (The 36 cases of R,
     w and T = 16, 32, 64 against the large-T formula: ``benchmarks/fixed_T_spike_speed.py --limit``.)"""
+
     def err(T, R, w):
         bc = sr.critical_beta(DELTA, GAMMA, w, R)
         return sr.fixed_T_predict(DELTA, GAMMA, w, R, 2.5 * bc).outlier_overlap_error
@@ -297,7 +306,7 @@ def test_an_outlier_atom_gives_the_information_plus_noise_pole():
     point = sp._Measures(np.array([DELTA]), np.array([1.0]), np.array([0.3]), [3.0], [0.7], 1 / DELTA, 0.25, 10.0)
     assert len(point.poles) == 1
     x0 = point.poles[0]
-    assert x0 == pytest.approx(3.0 * (1 + 1 / (3.0 - DELTA)), rel=1e-12)   # a + c p t a / (a - t)
+    assert x0 == pytest.approx(3.0 * (1 + 1 / (3.0 - DELTA)), rel=1e-12)  # a + c p t a / (a - t)
     xs, eta, _ = point.solve(np.array([DELTA + 0.01, DELTA + 1.0]), DELTA)
     assert np.all(xs > x0) and xs[0] < xs[1] and np.all((eta > 0) & (eta < 1))
 
@@ -346,6 +355,7 @@ def test_a_curve_after_the_model_draws_nothing(monkeypatch):
 
     def no_draws(*args, **kwargs):
         raise AssertionError("the curve drew tokens")
+
     monkeypatch.setattr(fixed_T_spike, "_spike_block", no_draws)
     monkeypatch.setattr(fixed_T_spike, "_sparse_top", no_draws)
     x, eta = m.curve(np.linspace(1.0, 6.0, 40))
@@ -354,23 +364,35 @@ def test_a_curve_after_the_model_draws_nothing(monkeypatch):
 
 def test_typical_spectrum_at_dimension_d_only_changes_T1():
     w2, R2 = sr.mean_weights(2), np.eye(2)
-    assert (sr.fixed_T_predict(DELTA, GAMMA, w2, R2, 2.0, d=800).sample_outlier
-            == sr.fixed_T_predict(DELTA, GAMMA, w2, R2, 2.0).sample_outlier)
+    assert (
+        sr.fixed_T_predict(DELTA, GAMMA, w2, R2, 2.0, d=800).sample_outlier
+        == sr.fixed_T_predict(DELTA, GAMMA, w2, R2, 2.0).sample_outlier
+    )
     a = sr.fixed_T_spike_model(DELTA, GAMMA, [1.0], np.eye(1), d=800)
     b = sr.fixed_T_spike_model(DELTA, GAMMA, [1.0], np.eye(1))
     # the count classes of Poisson(1) that half a token of V = 1600 reaches: k <= 6
     assert a._t.size == 6 and b._t.size > 6
 
 
-@pytest.mark.parametrize("kwargs, exc", [
-    (dict(delta=0.0), ValueError), (dict(gamma=-1.0), ValueError),
-    (dict(w=[0.0, 0.0]), ValueError), (dict(R=np.ones((3, 3))), ValueError),
-    (dict(beta=-1.0), ValueError), (dict(beta="x"), TypeError),
-    (dict(block=7), ValueError), (dict(d=1), ValueError), (dict(n_atoms=2), ValueError),
-    (dict(centered="yes"), TypeError), (dict(outlier_block=10), ValueError),
-    (dict(outlier_draws=0), ValueError), (dict(max_count=-1.0), ValueError),
-    (dict(threshold=-1.0), ValueError),
-])
+@pytest.mark.parametrize(
+    "kwargs, exc",
+    [
+        (dict(delta=0.0), ValueError),
+        (dict(gamma=-1.0), ValueError),
+        (dict(w=[0.0, 0.0]), ValueError),
+        (dict(R=np.ones((3, 3))), ValueError),
+        (dict(beta=-1.0), ValueError),
+        (dict(beta="x"), TypeError),
+        (dict(block=7), ValueError),
+        (dict(d=1), ValueError),
+        (dict(n_atoms=2), ValueError),
+        (dict(centered="yes"), TypeError),
+        (dict(outlier_block=10), ValueError),
+        (dict(outlier_draws=0), ValueError),
+        (dict(max_count=-1.0), ValueError),
+        (dict(threshold=-1.0), ValueError),
+    ],
+)
 def test_bad_input_is_rejected(kwargs, exc):
     args = dict(delta=DELTA, gamma=GAMMA, w=sr.mean_weights(2), R=np.eye(2), beta=2.0)
     args.update(kwargs)

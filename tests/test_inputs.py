@@ -6,6 +6,7 @@ The table BAD_INPUTS lists, for each public callable, at least one bad call.  Th
 test_every_public_callable_is_covered enumerates the callables of ``seqrmt`` by
 introspection, so a new public function without a bad-input case makes it fail.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -28,7 +29,7 @@ X = sr.embed(TABLE, TOKENS)
 C = sr.pool(TABLE, TOKENS, W)
 
 R_NONSYM = np.array([[1.0, 0.5], [0.2, 1.0]])
-R_NONPSD = np.array([[1.0, -0.6, -0.6], [-0.6, 1.0, -0.6], [-0.6, -0.6, 1.0]])   # eigenvalue -0.2
+R_NONPSD = np.array([[1.0, -0.6, -0.6], [-0.6, 1.0, -0.6], [-0.6, -0.6, 1.0]])  # eigenvalue -0.2
 R_DIAG = np.array([[2.0, 0.0], [0.0, 1.0]])
 # PSD unit-diagonal but not the correlation of any +-1 vector (R12 + R13 + R23 < -1)
 R_NOT_BINARY = 1.45 * np.eye(3) - 0.45 * np.ones((3, 3))
@@ -38,12 +39,19 @@ R_NOT_COPULA = (4 / 3) * np.eye(4) - (1 / 3) * np.ones((4, 4))
 W3 = sr.mean_weights(3)
 
 # Result containers returned by the functions, not entry points: no validation expected.
-RESULT_CONTAINERS = {"VocabularyTable", "Prediction", "FixedTPrediction", "Simulation", "SpikeCurve",
-                     "Summary", "LearnedAttention"}
+RESULT_CONTAINERS = {
+    "VocabularyTable",
+    "Prediction",
+    "FixedTPrediction",
+    "Simulation",
+    "SpikeCurve",
+    "Summary",
+    "LearnedAttention",
+}
 # Public callables without parameters: nothing to get wrong (their output is tested where it is used).
 NO_PARAMETERS = {"load_fixed_T_spike_correlated"}
 
-BAD_INPUTS: list[tuple[str, str, str, object]] = []   # (function, parameter, description, call)
+BAD_INPUTS: list[tuple[str, str, str, object]] = []  # (function, parameter, description, call)
 
 
 def bad(func, param, desc, call):
@@ -214,10 +222,25 @@ bad("BulkLaw", "kappa", "zero", lambda: sr.BulkLaw(0.5, 0.5, 0.0))
 bad("BulkLaw", "panels", "too few", lambda: sr.BulkLaw(0.5, 0.5, panels=2))
 bad("BulkLaw", "q", "ppf outside [0, 1]", lambda: sr.BulkLaw(0.5, 0.5).ppf(2.0))
 bad("BulkLaw", "x", "cdf NaN", lambda: sr.BulkLaw(0.5, 0.5).cdf(NAN))
-bad("SpectralLaw", "d", "expected_above zero (the base class, through BulkLaw)", lambda: sr.BulkLaw(0.5, 0.5).expected_above(1.0, 0))
-bad("SpectralLaw", "d", "expected_above not an integer (through FixedTBulkLaw)", lambda: sr.fixed_T_bulk_law(0.5, 0.5, W).expected_above(1.0, 2.5))
+bad(
+    "SpectralLaw",
+    "d",
+    "expected_above zero (the base class, through BulkLaw)",
+    lambda: sr.BulkLaw(0.5, 0.5).expected_above(1.0, 0),
+)
+bad(
+    "SpectralLaw",
+    "d",
+    "expected_above not an integer (through FixedTBulkLaw)",
+    lambda: sr.fixed_T_bulk_law(0.5, 0.5, W).expected_above(1.0, 2.5),
+)
 bad("fixed_T_setting", "row", "not a row", lambda: sr.fixed_T_setting({"T": 4}))
-bad("fixed_T_setting", "R", "unknown correlation", lambda: sr.fixed_T_setting({"T": 4, "R": "iid", "R_par": 0, "weights": "mean"}))
+bad(
+    "fixed_T_setting",
+    "R",
+    "unknown correlation",
+    lambda: sr.fixed_T_setting({"T": 4, "R": "iid", "R_par": 0, "weights": "mean"}),
+)
 bad("token_rank_fraction", "n_nonzero", "zero", lambda: sr.token_rank_fraction(0, 1.0))
 bad("token_rank_fraction", "draws_per_token", "zero", lambda: sr.token_rank_fraction(2, 0.0))
 bad("token_rank_fraction", "draws_per_token", "NaN", lambda: sr.token_rank_fraction(2, NAN))
@@ -238,14 +261,24 @@ bad("BulkLaw", "d", "expected_above non-integer", lambda: sr.BulkLaw(0.5, 0.5).e
 
 bad("fixed_T_predict", "beta", "negative", lambda: sr.fixed_T_predict(0.5, 0.5, W, np.eye(W.size), -1.0))
 bad("fixed_T_predict", "R", "wrong size", lambda: sr.fixed_T_predict(0.5, 0.5, W, np.eye(2), 1.0))
-bad("fixed_T_predict", "spike_norm2", "NaN", lambda: sr.fixed_T_predict(0.5, 0.5, [1.0], np.eye(1), 1.0, spike_norm2=NAN))
+bad(
+    "fixed_T_predict",
+    "spike_norm2",
+    "NaN",
+    lambda: sr.fixed_T_predict(0.5, 0.5, [1.0], np.eye(1), 1.0, spike_norm2=NAN),
+)
 bad("fixed_T_spike_model", "delta", "zero", lambda: sr.fixed_T_spike_model(0.0, 0.5, [1.0], np.eye(1)))
 bad("fixed_T_spike_model", "d", "one", lambda: sr.fixed_T_spike_model(0.5, 0.5, [1.0], np.eye(1), d=1))
 bad("FixedTSpike", "block", "odd", lambda: sr.FixedTSpike(0.5, 0.5, [0.5, 0.5], np.eye(2), block=501))
 bad("FixedTSpike", "n_atoms", "too few", lambda: sr.FixedTSpike(0.5, 0.5, [1.0], np.eye(1), n_atoms=3))
 bad("FixedTSpike", "x", "H at zero", lambda: sr.fixed_T_spike_model(0.5, 0.5, [1.0], np.eye(1)).H(0.0))
 bad("FixedTSpike", "beta", "curve NaN", lambda: sr.fixed_T_spike_model(0.5, 0.5, [1.0], np.eye(1)).curve([NAN]))
-bad("FixedTSpike", "spike_norm2", "outlier negative", lambda: sr.fixed_T_spike_model(0.5, 0.5, [1.0], np.eye(1)).outlier(-1.0))
+bad(
+    "FixedTSpike",
+    "spike_norm2",
+    "outlier negative",
+    lambda: sr.fixed_T_spike_model(0.5, 0.5, [1.0], np.eye(1)).outlier(-1.0),
+)
 
 # --- spikes ---------------------------------------------------------------------
 bad("spike_curve", "theta", "negative", lambda: sr.spike_curve(-1.0, 0.5, 0.5))
@@ -275,16 +308,36 @@ bad("predict", "zbar_norm2", "NaN", lambda: sr.predict(0.5, 0.5, W, R, 1.0, zbar
 bad("predict", "spike_norm2", "negative", lambda: sr.predict(0.5, 0.5, W, R, 1.0, spike_norm2=-1.0))
 bad("predict", "spike_norm2", "NaN", lambda: sr.predict(0.5, 0.5, W, R, 1.0, spike_norm2=NAN))
 bad("predict", "spike_norm2", "str", lambda: sr.predict(0.5, 0.5, W, R, 1.0, spike_norm2="1.5"))
-bad("predict", "spike_norm2", "beyond Cauchy-Schwarz with delta_norm2",
-    lambda: sr.predict(0.5, 0.5, W, R, 1.0, spike_norm2=5.0, delta_norm2=0.5))
-bad("predict", "spike_norm2", "differs from delta_norm2 at beta = 0",
-    lambda: sr.predict(0.5, 0.5, W, R, 0.0, spike_norm2=0.6, delta_norm2=0.5))
-bad("predict", "spike_norm2", "with the idealized statement",
-    lambda: sr.predict(0.5, 0.5, W, R, 1.0, finite_table=False, spike_norm2=1.5))
-bad("predict", "delta_norm2", "with the idealized statement",
-    lambda: sr.predict(0.5, 0.5, W, R, 1.0, finite_table=False, delta_norm2=0.5))
-bad("predict", "zbar_norm2", "with the idealized statement",
-    lambda: sr.predict(0.5, 0.5, W, R, 1.0, centered=False, finite_table=False, zbar_norm2=0.5))
+bad(
+    "predict",
+    "spike_norm2",
+    "beyond Cauchy-Schwarz with delta_norm2",
+    lambda: sr.predict(0.5, 0.5, W, R, 1.0, spike_norm2=5.0, delta_norm2=0.5),
+)
+bad(
+    "predict",
+    "spike_norm2",
+    "differs from delta_norm2 at beta = 0",
+    lambda: sr.predict(0.5, 0.5, W, R, 0.0, spike_norm2=0.6, delta_norm2=0.5),
+)
+bad(
+    "predict",
+    "spike_norm2",
+    "with the idealized statement",
+    lambda: sr.predict(0.5, 0.5, W, R, 1.0, finite_table=False, spike_norm2=1.5),
+)
+bad(
+    "predict",
+    "delta_norm2",
+    "with the idealized statement",
+    lambda: sr.predict(0.5, 0.5, W, R, 1.0, finite_table=False, delta_norm2=0.5),
+)
+bad(
+    "predict",
+    "zbar_norm2",
+    "with the idealized statement",
+    lambda: sr.predict(0.5, 0.5, W, R, 1.0, centered=False, finite_table=False, zbar_norm2=0.5),
+)
 bad("spike_norm2_variance", "d", "zero", lambda: sr.spike_norm2_variance(0, 10, 1.0))
 bad("spike_norm2_variance", "d", "float", lambda: sr.spike_norm2_variance(2.5, 10, 1.0))
 bad("spike_norm2_variance", "V", "odd", lambda: sr.spike_norm2_variance(10, 11, 1.0))
@@ -294,10 +347,8 @@ bad("predict", "centered", "str", lambda: sr.predict(0.5, 0.5, W, R, 1.0, center
 bad("predict", "finite_table", "str", lambda: sr.predict(0.5, 0.5, W, R, 1.0, finite_table="no"))
 bad("critical_beta", "delta", "negative", lambda: sr.critical_beta(-0.5, 0.5, W, R))
 bad("critical_beta", "gamma", "negative", lambda: sr.critical_beta(0.5, -0.5, W, R))
-bad("critical_beta", "gamma", "NaN, population stage",
-    lambda: sr.critical_beta(0.5, NAN, W, R, stage="population"))
-bad("critical_beta", "gamma", "str, population stage",
-    lambda: sr.critical_beta(0.5, "0.5", W, R, stage="population"))
+bad("critical_beta", "gamma", "NaN, population stage", lambda: sr.critical_beta(0.5, NAN, W, R, stage="population"))
+bad("critical_beta", "gamma", "str, population stage", lambda: sr.critical_beta(0.5, "0.5", W, R, stage="population"))
 bad("critical_beta", "stage", "unknown", lambda: sr.critical_beta(0.5, 0.5, W, R, stage="both"))
 bad("critical_beta", "w", "alpha = 0", lambda: sr.critical_beta(0.5, 0.5, [1.0, -1.0], np.ones((2, 2))))
 bad("critical_beta", "w", "zero weights", lambda: sr.critical_beta(0.5, 0.5, np.zeros(T), R))
@@ -349,9 +400,15 @@ bad("classification_curve", "weights", "empty", lambda: sr.classification_curve(
 bad("classification_curve", "weights", "str", lambda: sr.classification_curve(8, 10, [20], "W", R, 1.0, seeds=1))
 bad("classification_curve", "d", "zero", lambda: sr.classification_curve(0, 10, [20], {"m": W}, R, 1.0, seeds=1))
 bad("classification_curve", "V", "odd", lambda: sr.classification_curve(8, 11, [20], {"m": W}, R, 1.0, seeds=1))
-bad("classification_curve", "beta", "negative", lambda: sr.classification_curve(8, 10, [20], {"m": W}, R, -1.0, seeds=1))
-bad("classification_curve", "R", "binary but not copula-reachable",
-    lambda: sr.classification_curve(8, 10, [20], {"m": W}, R_NOT_COPULA, 1.0, seeds=1))
+bad(
+    "classification_curve", "beta", "negative", lambda: sr.classification_curve(8, 10, [20], {"m": W}, R, -1.0, seeds=1)
+)
+bad(
+    "classification_curve",
+    "R",
+    "binary but not copula-reachable",
+    lambda: sr.classification_curve(8, 10, [20], {"m": W}, R_NOT_COPULA, 1.0, seeds=1),
+)
 
 
 # toolkit (chapter 0)
@@ -388,30 +445,60 @@ bad("learned_spectrum", "result", "not a result", lambda: sr.learned_spectrum("x
 bad("supervised_weights", "beta", "NaN", lambda: sr.supervised_weights(R, 1, beta=NAN))
 bad("class_separable", "table", "not a table", lambda: sr.class_separable(np.ones((8, 10))))
 bad("readout_objective", "result", "not a result", lambda: sr.readout_objective("x", W))
-bad("readout_objective", "w", "off the simplex",
-    lambda: sr.readout_objective(sr.learn_attention(R, 1.0, d=8, V=10, N=20, steps=1, seed=0), 2 * W))
-bad("readout_objective", "ridge", "negative",
-    lambda: sr.readout_objective(sr.learn_attention(R, 1.0, d=8, V=10, N=20, steps=1, seed=0), W, ridge=-1.0))
+bad(
+    "readout_objective",
+    "w",
+    "off the simplex",
+    lambda: sr.readout_objective(sr.learn_attention(R, 1.0, d=8, V=10, N=20, steps=1, seed=0), 2 * W),
+)
+bad(
+    "readout_objective",
+    "ridge",
+    "negative",
+    lambda: sr.readout_objective(sr.learn_attention(R, 1.0, d=8, V=10, N=20, steps=1, seed=0), W, ridge=-1.0),
+)
 bad("readout_margin", "result", "not a result", lambda: sr.readout_margin(None, W))
-bad("readout_margin", "w", "wrong length",
-    lambda: sr.readout_margin(sr.learn_attention(R, 1.0, d=8, V=10, N=20, steps=1, seed=0), W3))
+bad(
+    "readout_margin",
+    "w",
+    "wrong length",
+    lambda: sr.readout_margin(sr.learn_attention(R, 1.0, d=8, V=10, N=20, steps=1, seed=0), W3),
+)
 bad("readout_support_fraction", "result", "not a result", lambda: sr.readout_support_fraction(None, W))
-bad("readout_support_fraction", "rtol", "not below 1",
-    lambda: sr.readout_support_fraction(sr.learn_attention(R, 1.0, d=8, V=10, N=20, steps=1, seed=0), W, rtol=1.0))
+bad(
+    "readout_support_fraction",
+    "rtol",
+    "not below 1",
+    lambda: sr.readout_support_fraction(sr.learn_attention(R, 1.0, d=8, V=10, N=20, steps=1, seed=0), W, rtol=1.0),
+)
 bad("interpolation_margin", "N", "not below d", lambda: sr.interpolation_margin(1.0, 1.0, 10, 10))
 bad("interpolation_margin", "kappa", "NaN", lambda: sr.interpolation_margin(1.0, NAN, 10, 5))
-bad("spectral_classifier_accuracy", "overlap", "above 1",
-    lambda: sr.spectral_classifier_accuracy(1.5, 2.0, 0.3, 1.0, 0.5))
-bad("spectral_classifier_accuracy", "noise_var", "zero",
-    lambda: sr.spectral_classifier_accuracy(0.5, 2.0, 0.0, 1.0, 0.5))
-bad("spectral_classifier_accuracy", "label_weight", "square above alpha",
-    lambda: sr.spectral_classifier_accuracy(0.5, 2.0, 0.3, 1.0, 2.0))
+bad(
+    "spectral_classifier_accuracy",
+    "overlap",
+    "above 1",
+    lambda: sr.spectral_classifier_accuracy(1.5, 2.0, 0.3, 1.0, 0.5),
+)
+bad(
+    "spectral_classifier_accuracy",
+    "noise_var",
+    "zero",
+    lambda: sr.spectral_classifier_accuracy(0.5, 2.0, 0.0, 1.0, 0.5),
+)
+bad(
+    "spectral_classifier_accuracy",
+    "label_weight",
+    "square above alpha",
+    lambda: sr.spectral_classifier_accuracy(0.5, 2.0, 0.3, 1.0, 2.0),
+)
 
 
 def _public_callables():
-    return {name for name in dir(sr)
-            if not name.startswith("_") and callable(getattr(sr, name))
-            and not isinstance(getattr(sr, name), type(sr))}        # skip submodules
+    return {
+        name
+        for name in dir(sr)
+        if not name.startswith("_") and callable(getattr(sr, name)) and not isinstance(getattr(sr, name), type(sr))
+    }  # skip submodules
 
 
 def test_every_public_callable_is_covered():
@@ -426,8 +513,7 @@ def test_every_public_callable_is_covered():
     assert not missing, f"public callables without a bad-input case: {sorted(missing)}"
 
 
-@pytest.mark.parametrize("func, param, desc, call", BAD_INPUTS,
-                         ids=[f"{f}-{p}-{d}" for f, p, d, _ in BAD_INPUTS])
+@pytest.mark.parametrize("func, param, desc, call", BAD_INPUTS, ids=[f"{f}-{p}-{d}" for f, p, d, _ in BAD_INPUTS])
 def test_bad_input_raises_naming_parameter(func, param, desc, call):
     with pytest.raises((TypeError, ValueError), match=rf"\b{param}\b"):
         out = call()
@@ -439,7 +525,7 @@ def test_bad_input_raises_naming_parameter(func, param, desc, call):
 # extreme but valid values: finite results, no hang
 # ---------------------------------------------------------------------------
 
-TIME_LIMIT = 10.0    # seconds per call: catches a hang; the calls take milliseconds even on a busy machine
+TIME_LIMIT = 10.0  # seconds per call: catches a hang; the calls take milliseconds even on a busy machine
 
 RATIOS = [1e-8, 1e-3, 1.0, 1e3, 1e8]
 

@@ -1,4 +1,5 @@
 """Learned attention (seqrmt.learning) and its figures (seqrmt.plots.learning)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -19,6 +20,7 @@ def _ak(w, R):
 
 # --- the bar -------------------------------------------------------------------------------
 
+
 def test_bar_prefix_positional_reaches_085_L():
     """Held-out bar: T=16, L=4, beta=2, d=200, V=400, N=4000 -> alpha/kappa >= 0.85 L.
 
@@ -30,6 +32,7 @@ def test_bar_prefix_positional_reaches_085_L():
 
 
 # --- determinism, shapes, simplex ------------------------------------------------------------
+
 
 @pytest.mark.parametrize("kind", lrn.KINDS)
 def test_deterministic_for_a_seed(kind):
@@ -72,10 +75,11 @@ def test_training_decreases_the_loss():
     res = sr.learn_attention(R_PREFIX, 2.0, d=40, V=80, N=400, seed=0, steps=200)
     loss = res.history["loss"]
     assert loss[-1] < 0.5 * loss[0]
-    assert loss[0] == pytest.approx(np.log(2))      # zero read-out: log(1 + e^0)
+    assert loss[0] == pytest.approx(np.log(2))  # zero read-out: log(1 + e^0)
 
 
 # --- gradients ---------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("kind", lrn.KINDS)
 @pytest.mark.parametrize("loss", lrn.LOSSES)
@@ -98,33 +102,41 @@ def test_gradient_matches_finite_differences(kind, loss):
             dn = [p.copy() if isinstance(p, np.ndarray) else p for p in params]
             up[i][j] += h
             dn[i][j] -= h
-            num[j] = (lrn._loss_grad(kind, up, table.E, tokens, y, ridge, loss, grad=False)[0]
-                      - lrn._loss_grad(kind, dn, table.E, tokens, y, ridge, loss, grad=False)[0]) / (2 * h)
+            num[j] = (
+                lrn._loss_grad(kind, up, table.E, tokens, y, ridge, loss, grad=False)[0]
+                - lrn._loss_grad(kind, dn, table.E, tokens, y, ridge, loss, grad=False)[0]
+            ) / (2 * h)
         assert np.allclose(grads[i], num, rtol=1e-5, atol=1e-8)
     up, dn = list(params), list(params)
     up[1], dn[1] = params[1] + h, params[1] - h
-    num0 = (lrn._loss_grad(kind, up, table.E, tokens, y, ridge, loss, grad=False)[0]
-            - lrn._loss_grad(kind, dn, table.E, tokens, y, ridge, loss, grad=False)[0]) / (2 * h)
+    num0 = (
+        lrn._loss_grad(kind, up, table.E, tokens, y, ridge, loss, grad=False)[0]
+        - lrn._loss_grad(kind, dn, table.E, tokens, y, ridge, loss, grad=False)[0]
+    ) / (2 * h)
     assert grads[1] == pytest.approx(num0, rel=1e-5, abs=1e-8)
     if kind == "positional":
-        assert abs(grads[2].sum()) < 1e-12      # softmax: the score gradient sums to zero
+        assert abs(grads[2].sum()) < 1e-12  # softmax: the score gradient sums to zero
 
 
 # --- validation ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(kind="attention"), "kind"),
-    (dict(label=0), "label"),
-    (dict(label=T + 1), "label"),
-    (dict(V=41), "V"),
-    (dict(d=0), "d"),
-    (dict(N=1), "N"),
-    (dict(steps=0), "steps"),
-    (dict(lr=0.0), "lr"),
-    (dict(ridge=-1.0), "ridge"),
-    (dict(loss="hinge"), "loss"),
-    (dict(record_every=0), "record_every"),
-])
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(kind="attention"), "kind"),
+        (dict(label=0), "label"),
+        (dict(label=T + 1), "label"),
+        (dict(V=41), "V"),
+        (dict(d=0), "d"),
+        (dict(N=1), "N"),
+        (dict(steps=0), "steps"),
+        (dict(lr=0.0), "lr"),
+        (dict(ridge=-1.0), "ridge"),
+        (dict(loss="hinge"), "loss"),
+        (dict(record_every=0), "record_every"),
+    ],
+)
 def test_bad_input_raises_value_error_naming_the_parameter(kwargs, match):
     base = dict(d=10, V=40, N=50, seed=0, steps=5)
     base.update(kwargs)
@@ -170,6 +182,7 @@ def test_learned_spectrum_validation():
 
 
 # --- the supervised optimum ------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("beta", [0.0, 0.5, 3.0, 100.0])
 def test_supervised_optimum_prefix_is_the_spectral_optimum(beta):
@@ -218,7 +231,7 @@ def test_negative_branch_counterexample_from_the_sign_process():
     xi = _flip_signs(400_000, 4, 0.95, rng)
     R = _flip_correlation(4, 0.95)
     assert np.allclose(R[0, 1:], -0.9) and np.isclose(R[1, 2], 0.81)
-    assert np.abs(xi.T @ xi / len(xi) - R).max() < 0.01           # about 6 standard errors at n = 4e5
+    assert np.abs(xi.T @ xi / len(xi) - R).max() < 0.01  # about 6 standard errors at n = 4e5
     assert np.abs(xi.mean(axis=0)).max() < 0.01
     # beta = 0: (Re_1)_+ = e_1 gives 1, the negative part gives 3 * 0.81 = 2.43
     e1, neg = np.eye(4)[0], np.r_[0.0, 1, 1, 1] / 3
@@ -251,7 +264,7 @@ def _least_norm_by_supports(R, j, sgn):
     T_ = R.shape[0]
     target = sgn * R[:, j - 1]
     best = None
-    for mask in range(1, 2 ** T_):
+    for mask in range(1, 2**T_):
         J = [t for t in range(T_) if mask >> t & 1]
         x, *_ = np.linalg.lstsq(R[:, J], target, rcond=None)
         if np.abs(R[:, J] @ x - target).max() > 1e-9 or x.min() < -1e-12:
@@ -335,7 +348,7 @@ def test_supervised_optimum_beats_random_simplex_points(rho, beta):
 
 
 def test_supervised_optimum_tends_to_the_label_position():
-    R = sr.markov_correlation(T, 0.8)          # positive definite: the limit is e_1
+    R = sr.markov_correlation(T, 0.8)  # positive definite: the limit is e_1
     w = sr.supervised_weights(R, 1, beta=1e5)
     assert w[0] > 0.999
     assert sr.label_signal(np.eye(T)[0], R, 1, beta=0.0) == pytest.approx(1.0)
@@ -350,12 +363,13 @@ def test_markov_supervised_and_spectral_optima_differ():
 
 # --- separability, margins, the objective at fixed weights ------------------------------------
 
+
 def test_class_separable_vocabulary():
     """The chapter's tables (d = 200, V = 400, beta = 2) are separable by class; V >> 2d at beta = 0 is not."""
     for seed in (0, 1):
         assert sr.class_separable(sr.make_table(200, 400, 2.0, seed=seed))
-    assert not sr.class_separable(sr.make_table(10, 60, 0.0, seed=0))    # Cover: P(separable) < 1e-6
-    assert sr.class_separable(sr.make_table(10, 60, 400.0, seed=0))      # classes far apart
+    assert not sr.class_separable(sr.make_table(10, 60, 0.0, seed=0))  # Cover: P(separable) < 1e-6
+    assert sr.class_separable(sr.make_table(10, 60, 400.0, seed=0))  # classes far apart
     with pytest.raises(TypeError, match="table"):
         sr.class_separable(np.zeros((3, 4)))
 
@@ -407,12 +421,22 @@ def test_readout_objective_is_the_minimum_over_the_readout():
 def _primal_readout(C, y):
     """Independent maximum-margin read-out (r, r_0): min ||r||^2 s.t. y_n (r^T c_n + r_0) >= 1 by SLSQP."""
     from scipy.optimize import minimize
+
     d = C.shape[0]
-    cons = {"type": "ineq", "fun": lambda x: y * (x[:d] @ C + x[d]) - 1,
-            "jac": lambda x: np.column_stack([y[:, None] * C.T, y])}
+    cons = {
+        "type": "ineq",
+        "fun": lambda x: y * (x[:d] @ C + x[d]) - 1,
+        "jac": lambda x: np.column_stack([y[:, None] * C.T, y]),
+    }
     x0 = np.r_[np.linalg.lstsq(C.T, y, rcond=None)[0] * 10, 0.0]
-    out = minimize(lambda x: x[:d] @ x[:d], x0, jac=lambda x: np.r_[2 * x[:d], 0.0], constraints=[cons],
-                   method="SLSQP", options=dict(maxiter=2000, ftol=1e-14))
+    out = minimize(
+        lambda x: x[:d] @ x[:d],
+        x0,
+        jac=lambda x: np.r_[2 * x[:d], 0.0],
+        constraints=[cons],
+        method="SLSQP",
+        options=dict(maxiter=2000, ftol=1e-14),
+    )
     assert out.success
     return out.x[:d], out.x[d]
 
@@ -427,7 +451,7 @@ def test_readout_support_fraction_against_an_independent_solver():
             first = np.unique(np.round(C.T, 12), axis=0, return_index=True)[1]
             on_margin = y[first] * (r @ C[:, first] + r0) < 1 + 1e-4
             assert sr.readout_support_fraction(res, w) == pytest.approx(on_margin.mean())
-            assert 0 < on_margin.mean() < 1          # these sizes leave points beyond the margin
+            assert 0 < on_margin.mean() < 1  # these sizes leave points beyond the margin
 
 
 def test_readout_support_fraction_proliferation_and_limits():
@@ -457,6 +481,7 @@ def test_interpolation_margin_heuristic_at_small_N():
 
 
 # --- statistics and spectra ---------------------------------------------------------------------
+
 
 def test_weight_statistics_for_fixed_weights():
     xi = sr.sample_signs(5000, R_PREFIX, seed=0)
@@ -502,26 +527,43 @@ def test_content_query_along_mu_correlates_weights_with_signs():
 
 # --- figures -----------------------------------------------------------------------------------
 
+
 def test_figures_have_alt_text_with_numbers():
     import seqrmt.plots as srp
+
     res = sr.learn_attention(R_PREFIX, 2.0, d=30, V=60, N=200, seed=0, steps=50)
     figs = [
         srp.learning_profiles(R_PREFIX, {"learned": res.weights}, title="prefix"),
         srp.learning_training(res, step=25),
         srp.learning_curve([100, 200], [[1.5, 3.0], [1.7, 3.2]], R_PREFIX),
-        srp.learning_margins([50, 400], {"one position": [2.2, 0.9], "prefix average": [1.6, 1.1]},
-                             [-40.0, 35.0], d=200, heuristic={"one position": [2.24]}),
-        srp.learning_spectrum([100, 200], {"fresh data": [2.0, 2.1]}, [2.0, 2.0], {"fresh data": [0.5, 0.6]},
-                              [0.5, 0.55]),
-        srp.learning_content([0, 1], {"q": {"lambda": [1.0, 2.0], "lambda_theory": [1.0, 1.0],
-                                            "overlap": [0.7, 0.1], "overlap_theory": [0.7, 0.7],
-                                            "sign_correlation": [0.0, 0.5]}}),
+        srp.learning_margins(
+            [50, 400],
+            {"one position": [2.2, 0.9], "prefix average": [1.6, 1.1]},
+            [-40.0, 35.0],
+            d=200,
+            heuristic={"one position": [2.24]},
+        ),
+        srp.learning_spectrum(
+            [100, 200], {"fresh data": [2.0, 2.1]}, [2.0, 2.0], {"fresh data": [0.5, 0.6]}, [0.5, 0.55]
+        ),
+        srp.learning_content(
+            [0, 1],
+            {
+                "q": {
+                    "lambda": [1.0, 2.0],
+                    "lambda_theory": [1.0, 1.0],
+                    "overlap": [0.7, 0.1],
+                    "overlap_theory": [0.7, 0.7],
+                    "sign_correlation": [0.0, 0.5],
+                }
+            },
+        ),
     ]
     for fig in figs:
         alt = srp.alt_text(fig)
         assert alt == fig.seqrmt_alt and any(ch.isdigit() for ch in alt)
         assert fig.get_size_inches()[0] <= 7.0
-    assert "4" in srp.alt_text(figs[0])                      # lambda_max of the prefix R
+    assert "4" in srp.alt_text(figs[0])  # lambda_max of the prefix R
     assert "2 %" in srp.alt_text(figs[4]) or "5 %" in srp.alt_text(figs[4])
     with pytest.raises(ValueError, match="reference"):
         srp.learning_profiles(R_PREFIX, reference=("best",))

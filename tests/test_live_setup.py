@@ -1,5 +1,6 @@
 """The hidden set-up code of the Live code button (seqrmt_book/live.py) and the
 command line of ``python -m seqrmt.live``."""
+
 from __future__ import annotations
 
 import json
@@ -28,23 +29,26 @@ def _nb(*cells: tuple[str, list[str]]) -> dict:
 
 
 def test_names_bound_and_read():
-    bound, read = seqrmt_live.names("%matplotlib inline\nimport numpy as np\nx = f(y)\nfor k in z: pass\n"
-                                    "g = lambda a: a + w")
+    bound, read = seqrmt_live.names(
+        "%matplotlib inline\nimport numpy as np\nx = f(y)\nfor k in z: pass\ng = lambda a: a + w"
+    )
     assert {"np", "x", "k", "g", "a"} <= bound
     assert {"f", "y", "z", "w"} <= read
     assert seqrmt_live.names("def (:") == (set(), set())
 
 
 def test_setup_cells_are_the_hidden_cells_that_shown_cells_need():
-    nb = _nb(("import os", ["remove-cell", seqrmt_live.INSTALL_TAG]),     # install cell: never
-             ("import numpy as np", []),                                   # shown 0
-             ("table = np.arange(3)\nglue('k', 1.0)", ["remove-cell"]),    # set-up: table is read below
-             ("assert table.sum() == 3", ["remove-cell"]),                 # check cell: binds nothing
-             ("glue('n', float(table[0]))", ["remove-cell"]),              # glue cell: binds nothing
-             ("r = 2", ["remove-cell"]),                                   # r is rebound before it is read
-             ("print(table)", ["hide-input"]),                             # shown 1 (input behind a toggle)
-             ("r = 3\nprint(r, os)", []),                                  # shown 2
-             ("", []))                                                     # empty: not in the page
+    nb = _nb(
+        ("import os", ["remove-cell", seqrmt_live.INSTALL_TAG]),  # install cell: never
+        ("import numpy as np", []),  # shown 0
+        ("table = np.arange(3)\nglue('k', 1.0)", ["remove-cell"]),  # set-up: table is read below
+        ("assert table.sum() == 3", ["remove-cell"]),  # check cell: binds nothing
+        ("glue('n', float(table[0]))", ["remove-cell"]),  # glue cell: binds nothing
+        ("r = 2", ["remove-cell"]),  # r is rebound before it is read
+        ("print(table)", ["hide-input"]),  # shown 1 (input behind a toggle)
+        ("r = 3\nprint(r, os)", []),  # shown 2
+        ("", []),
+    )  # empty: not in the page
     data = seqrmt_live.live_data(nb)
     assert data["shown"] == 3
     assert [(s["before"], s["provides"]) for s in data["setup"]] == [(1, ["table"])]
@@ -69,7 +73,7 @@ def test_every_chapter_has_its_install_cell_first():
         assert first["cell_type"] == "code", path.name
         assert {"remove-cell", seqrmt_live.INSTALL_TAG} <= set(first["metadata"].get("tags", [])), path.name
         assert 'find_spec("seqrmt") is None' in "".join(first["source"]), path.name
-    assert checked >= 11        # the nine chapters, the intro and the appendix
+    assert checked >= 11  # the nine chapters, the intro and the appendix
 
 
 def test_live_command_line_checks_its_arguments(tmp_path, capsys):
@@ -125,7 +129,7 @@ def test_live_token_is_served_to_the_loopback_host_only(tmp_path):
         for host in (f"evil.example:{port}", "127.0.0.1", f"127.0.0.1:{port + 1}", ""):
             status, body = get(live.CONFIG_PATH, host)
             assert status == 403 and b"secret" not in body, host
-        assert get("/index.html", f"evil.example:{port}")[0] == 200     # the book itself is public
+        assert get("/index.html", f"evil.example:{port}")[0] == 200  # the book itself is public
     finally:
         server.shutdown()
         server.server_close()

@@ -1,5 +1,6 @@
 """Tests of the generative model (seqrmt.model): vocabulary table, positional sign
 correlations, sign samplers, tokens, pooling and the sample matrix."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -22,7 +23,7 @@ def test_table_shape_signs_and_signal_norm(d, V, beta):
     # balanced classes: exactly V/2 tokens of each sign, +1 first
     assert set(np.unique(tab.signs)) <= {-1.0, 1.0}
     assert np.sum(tab.signs == 1) == V // 2 and np.sum(tab.signs == -1) == V // 2
-    assert np.all(tab.signs[: V // 2] == 1) and np.all(tab.signs[V // 2:] == -1)
+    assert np.all(tab.signs[: V // 2] == 1) and np.all(tab.signs[V // 2 :] == -1)
     assert tab.mu @ tab.mu == pytest.approx(beta, rel=1e-12, abs=1e-14)
     assert tab.beta == beta
 
@@ -39,14 +40,14 @@ def test_table_is_reproducible_and_seed_dependent():
 
 def test_Delta_and_zbar_definitions():
     tab = sr.make_table(30, 16, 1.7, seed=5)
-    Z = tab.E - np.outer(tab.mu, tab.signs)          # the noise z_v, column by column
+    Z = tab.E - np.outer(tab.mu, tab.signs)  # the noise z_v, column by column
     V = tab.V
     Delta = sum(tab.signs[v] * Z[:, v] for v in range(V)) / V
     zbar = sum(Z[:, v] for v in range(V)) / V
     np.testing.assert_allclose(tab.Delta, Delta, atol=1e-13)
     np.testing.assert_allclose(tab.zbar, zbar, atol=1e-13)
     # the empirical class-mean difference is mu + Delta; the table mean is zbar (balanced)
-    diff = (tab.E[:, : V // 2].mean(axis=1) - tab.E[:, V // 2:].mean(axis=1)) / 2
+    diff = (tab.E[:, : V // 2].mean(axis=1) - tab.E[:, V // 2 :].mean(axis=1)) / 2
     np.testing.assert_allclose(diff, tab.mu + tab.Delta, atol=1e-13)
     np.testing.assert_allclose(tab.E.mean(axis=1), tab.zbar, atol=1e-13)
 
@@ -76,11 +77,9 @@ def _assert_correlation(R):
 
 def test_prefix_correlation_values():
     R = sr.prefix_correlation(5, 3)
-    expected = np.array([[1, 1, 1, 0, 0],
-                         [1, 1, 1, 0, 0],
-                         [1, 1, 1, 0, 0],
-                         [0, 0, 0, 1, 0],
-                         [0, 0, 0, 0, 1]], dtype=float)
+    expected = np.array(
+        [[1, 1, 1, 0, 0], [1, 1, 1, 0, 0], [1, 1, 1, 0, 0], [0, 0, 0, 1, 0], [0, 0, 0, 0, 1]], dtype=float
+    )
     np.testing.assert_array_equal(R, expected)
     np.testing.assert_array_equal(sr.prefix_correlation(4, 1), np.eye(4))
     np.testing.assert_array_equal(sr.prefix_correlation(4, 4), np.ones((4, 4)))
@@ -93,8 +92,9 @@ def test_markov_correlation_values():
     np.testing.assert_array_equal(sr.markov_correlation(3, 0.0), np.eye(3))
     np.testing.assert_array_equal(sr.markov_correlation(3, 1.0), np.ones((3, 3)))
     # rho = -1: the sign alternates, R_ts = (-1)^|t-s|
-    np.testing.assert_array_equal(sr.markov_correlation(3, -1.0),
-                                  np.array([[1, -1, 1], [-1, 1, -1], [1, -1, 1]], dtype=float))
+    np.testing.assert_array_equal(
+        sr.markov_correlation(3, -1.0), np.array([[1, -1, 1], [-1, 1, -1], [1, -1, 1]], dtype=float)
+    )
 
 
 @settings(max_examples=40, deadline=None)
@@ -158,18 +158,18 @@ def test_binary_not_copula_example_is_a_binary_correlation():
     assert len(pats) == 6
     np.testing.assert_allclose(pats.mean(axis=0), 0.0)
     np.testing.assert_allclose(pats.T @ pats / len(pats), R_BINARY_NOT_COPULA, atol=1e-15)
-    assert np.linalg.eigvalsh(R_BINARY_NOT_COPULA)[0] > -1e-12          # PSD
+    assert np.linalg.eigvalsh(R_BINARY_NOT_COPULA)[0] > -1e-12  # PSD
     assert np.linalg.eigvalsh(np.sin(np.pi * R_BINARY_NOT_COPULA / 2))[0] == pytest.approx(-0.5)
 
 
 @pytest.mark.parametrize("R", [R_BINARY_NOT_COPULA, R_PSD_NOT_BINARY], ids=["binary", "not-binary"])
 def test_copula_unreachable_raises(R):
-    assert np.linalg.eigvalsh(R)[0] > -1e-12          # passes the PSD check ...
-    assert not sr.copula_reachable(R)                  # ... but is not copula-reachable
+    assert np.linalg.eigvalsh(R)[0] > -1e-12  # passes the PSD check ...
+    assert not sr.copula_reachable(R)  # ... but is not copula-reachable
     with pytest.raises(ValueError, match="R"):
         sr.copula_signs(100, R, seed=0)
     with pytest.raises(ValueError, match="R"):
-        sr.sample_signs(100, R, seed=0)                # neither prefix nor Markov: copula
+        sr.sample_signs(100, R, seed=0)  # neither prefix nor Markov: copula
 
 
 # ---------------------------------------------------------------------------
@@ -226,12 +226,13 @@ def test_prefix_signs_structure():
 
 def test_sample_signs_dispatch():
     # a prefix or Markov R is recognized and sampled by its exact sampler (same stream)
-    np.testing.assert_array_equal(sr.sample_signs(300, sr.prefix_correlation(6, 2), seed=7),
-                                  sr.prefix_signs(300, 6, 2, seed=7))
-    np.testing.assert_array_equal(sr.sample_signs(300, sr.markov_correlation(6, -0.3), seed=7),
-                                  sr.markov_signs(300, 6, -0.3, seed=7))
-    np.testing.assert_array_equal(sr.sample_signs(300, np.eye(4), seed=7),
-                                  sr.prefix_signs(300, 4, 1, seed=7))
+    np.testing.assert_array_equal(
+        sr.sample_signs(300, sr.prefix_correlation(6, 2), seed=7), sr.prefix_signs(300, 6, 2, seed=7)
+    )
+    np.testing.assert_array_equal(
+        sr.sample_signs(300, sr.markov_correlation(6, -0.3), seed=7), sr.markov_signs(300, 6, -0.3, seed=7)
+    )
+    np.testing.assert_array_equal(sr.sample_signs(300, np.eye(4), seed=7), sr.prefix_signs(300, 4, 1, seed=7))
     # anything else goes through the copula
     R = CORRELATIONS["copula"]
     np.testing.assert_array_equal(sr.sample_signs(300, R, seed=7), sr.copula_signs(300, R, seed=7))
@@ -279,7 +280,7 @@ def test_sample_matrix_centered_and_uncentered():
     C = np.random.default_rng(0).standard_normal((4, 30)) + 2.0
     S_u = sr.sample_matrix(C, centered=False)
     np.testing.assert_allclose(S_u, C @ C.T / 30, atol=1e-13)
-    S_c = sr.sample_matrix(C)                       # centered is the default
+    S_c = sr.sample_matrix(C)  # centered is the default
     np.testing.assert_allclose(S_c, np.cov(C, bias=True), atol=1e-13)
     cbar = C.mean(axis=1)
     np.testing.assert_allclose(S_u - S_c, np.outer(cbar, cbar), atol=1e-12)
@@ -319,5 +320,6 @@ def test_spike_norm2_is_the_squared_class_mean_difference():
     assert table.spike_norm2 == pytest.approx(float(m @ m), rel=1e-12)
     assert table.spike_norm2 == pytest.approx(float((table.mu + table.Delta) @ (table.mu + table.Delta)), rel=1e-12)
     sim = sr.simulate(60, 120, 200, sr.mean_weights(4), sr.prefix_correlation(4, 2), 1.5, seed=3)
-    assert sim.realized_norms == dict(spike_norm2=sim.spike_norm2, delta_norm2=sim.delta_norm2,
-                                      zbar_norm2=sim.zbar_norm2)
+    assert sim.realized_norms == dict(
+        spike_norm2=sim.spike_norm2, delta_norm2=sim.delta_norm2, zbar_norm2=sim.zbar_norm2
+    )

@@ -1,4 +1,5 @@
 """seqrmt.notebook.glue writes exactly what myst_nb.glue writes, without needing MyST-NB."""
+
 from __future__ import annotations
 
 import pytest

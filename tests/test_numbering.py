@@ -12,6 +12,7 @@ appendix's statements take the letter of their part (A to F), the chapters keep 
   "Theorem 0.1") and the appendix's lemmas sit in lettered parts; when a fresh build of the
   site exists, its pages are checked too.
 """
+
 from __future__ import annotations
 
 import html
@@ -33,12 +34,17 @@ from sphinx import addnodes  # noqa: E402
 
 
 def test_renumber_figures_per_type_in_page_order():
-    shared = {"theorem": {"thm-b": (3,), "thm-a": (2,)}, "lemma": {"lem-x": (5,), "lem-y": (6,)},
-              "displaymath": {"eq-1": (1,)}}
+    shared = {
+        "theorem": {"thm-b": (3,), "thm-a": (2,)},
+        "lemma": {"lem-x": (5,), "lem-y": (6,)},
+        "displaymath": {"eq-1": (1,)},
+    }
     out = seqrmt_numbers.renumber_figures(shared, "A")
-    assert out == {"theorem": {"thm-a": ("A", 1), "thm-b": ("A", 2)},
-                   "lemma": {"lem-x": ("A", 1), "lem-y": ("A", 2)},
-                   "displaymath": {"eq-1": ("A", 1)}}
+    assert out == {
+        "theorem": {"thm-a": ("A", 1), "thm-b": ("A", 2)},
+        "lemma": {"lem-x": ("A", 1), "lem-y": ("A", 2)},
+        "displaymath": {"eq-1": ("A", 1)},
+    }
     assert ".".join(map(str, seqrmt_numbers.renumber_figures(shared, 0)["lemma"]["lem-y"])) == "0.2"
 
 
@@ -46,29 +52,36 @@ def test_renumber_by_parts():
     shared = {"lemma": {"l1": (4,), "l2": (5,), "l3": (6,)}, "displaymath": {"e1": (1,), "e2": (2,)}}
     letters = {"l1": "A", "l2": "D", "l3": "D", "e1": "D", "e2": ""}
     out = seqrmt_numbers.renumber_by_parts(shared, letters)
-    assert out == {"lemma": {"l1": ("A", 1), "l2": ("D", 1), "l3": ("D", 2)},
-                   "displaymath": {"e1": ("D", 1), "e2": (1,)}}
+    assert out == {
+        "lemma": {"l1": ("A", 1), "l2": ("D", 1), "l3": ("D", 2)},
+        "displaymath": {"e1": ("D", 1), "e2": (1,)},
+    }
 
 
 def test_part_letters_take_the_outermost_lettered_section():
     def section(title, *children, ids=()):
         return nodes.section("", nodes.title("", title), *children, ids=list(ids))
-    page = section("Appendix", section("A. Transforms", section("A.1 Stieltjes",
-                                                                nodes.paragraph(ids=["lem-a"]))),
-                   section("D. The sample stage", nodes.paragraph(ids=["lem-d"])), ids=["top"])
+
+    page = section(
+        "Appendix",
+        section("A. Transforms", section("A.1 Stieltjes", nodes.paragraph(ids=["lem-a"]))),
+        section("D. The sample stage", nodes.paragraph(ids=["lem-d"])),
+        ids=["top"],
+    )
     letters = seqrmt_numbers.part_letters(page)
     assert letters["lem-a"] == "A" and letters["lem-d"] == "D" and letters["top"] == ""
 
 
 def _toc(*entries):
     """A local table of contents as Sphinx stores it: the page, then its nested sections."""
+
     def item(anchor, children=()):
-        para = addnodes.compact_paragraph("", "", nodes.reference("", anchor or "title",
-                                                                  anchorname=anchor))
+        para = addnodes.compact_paragraph("", "", nodes.reference("", anchor or "title", anchorname=anchor))
         li = nodes.list_item("", para)
         if children:
             li += nodes.bullet_list("", *[item(a, c) for a, c in children])
         return li
+
     return nodes.bullet_list("", item("", entries))
 
 
@@ -78,24 +91,27 @@ def test_number_sections_prefixes_every_level_and_the_sidebar():
     secnums = seqrmt_numbers.number_sections(toc, 0, title)
     assert secnums == {"": (0,), "#a": (0, 1), "#a1": (0, 1, 1), "#a2": (0, 1, 2), "#b": (0, 2)}
     refs = {r["anchorname"]: r["secnumber"] for r in toc.findall(nodes.reference)}
-    assert refs["#a2"] == [0, 1, 2] and refs[""] == [0]          # lists, as Sphinx sets them
+    assert refs["#a2"] == [0, 1, 2] and refs[""] == [0]  # lists, as Sphinx sets them
     assert title["secnumber"] == [0]
 
 
 PAGES = {
     "intro.md": "# Intro\n\nSee {prf:ref}`thm-mp`, {prf:ref}`app-lem-2` and {prf:ref}`thm-one`.\n",
-    "00_toolkit.md": ("# Toolkit\n\n## Marchenko–Pastur\n\n```{prf:theorem} MP\n:label: thm-mp\nx\n```\n\n"
-                      "```{prf:lemma} L\n:label: tk-lem\nx\n```\n\n## BBP\n\n```{prf:theorem} BBP\n"
-                      ":label: thm-bbp\nx\n```\n"),
+    "00_toolkit.md": (
+        "# Toolkit\n\n## Marchenko–Pastur\n\n```{prf:theorem} MP\n:label: thm-mp\nx\n```\n\n"
+        "```{prf:lemma} L\n:label: tk-lem\nx\n```\n\n## BBP\n\n```{prf:theorem} BBP\n"
+        ":label: thm-bbp\nx\n```\n"
+    ),
     "01_model.md": "# The model\n\n## S\n\n```{prf:theorem} One\n:label: thm-one\nx\n```\n",
-    "02_bulk.md": ("# The bulk\n\n## S\n\n```{prf:lemma} Two\n:label: lem-two\nx\n```\n\n"
-                   "See {prf:ref}`thm-bbp`.\n"),
+    "02_bulk.md": ("# The bulk\n\n## S\n\n```{prf:lemma} Two\n:label: lem-two\nx\n```\n\nSee {prf:ref}`thm-bbp`.\n"),
     "results.md": "# Results\n\n## Rows\n\ntext\n",
-    "appendix_derivations.md": ("# Appendix\n\n## A. First\n\n### A.1 Sub\n\n```{prf:lemma} A1\n"
-                                ":label: app-lem-1\nx\n```\n\n$$ a=b $$ (app-eq)\n\n## B. Second\n\n"
-                                "```{prf:lemma} B1\n:label: app-lem-2\nx\n```\n\n"
-                                "```{prf:lemma} B2\n:label: app-lem-3\nx\n```\n\n$$ c=d $$ (app-eq-b)\n\n"
-                                "See {eq}`app-eq` and {eq}`app-eq-b`.\n"),
+    "appendix_derivations.md": (
+        "# Appendix\n\n## A. First\n\n### A.1 Sub\n\n```{prf:lemma} A1\n"
+        ":label: app-lem-1\nx\n```\n\n$$ a=b $$ (app-eq)\n\n## B. Second\n\n"
+        "```{prf:lemma} B1\n:label: app-lem-2\nx\n```\n\n"
+        "```{prf:lemma} B2\n:label: app-lem-3\nx\n```\n\n$$ c=d $$ (app-eq-b)\n\n"
+        "See {eq}`app-eq` and {eq}`app-eq-b`.\n"
+    ),
 }
 TOC = """format: jb-book
 root: book/intro
@@ -134,8 +150,9 @@ def _build(book: Path) -> None:
     jb = shutil.which("jupyter-book", path=str(Path(sys.executable).parent)) or shutil.which("jupyter-book")
     if jb is None:
         pytest.skip("jupyter-book is not installed")
-    out = subprocess.run([jb, "build", str(book), "-n", "-W", "--keep-going"], capture_output=True,
-                         text=True, timeout=600)
+    out = subprocess.run(
+        [jb, "build", str(book), "-n", "-W", "--keep-going"], capture_output=True, text=True, timeout=600
+    )
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
 
 
@@ -189,10 +206,10 @@ def test_the_book_uses_the_scheme():
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
     assert "seqrmt_book" in config["sphinx"]["extra_extensions"]
     from seqrmt_book import EXTENSIONS
+
     assert "numbering" in EXTENSIONS
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    unnumbered = {c["file"] for part in toc["parts"] if not part.get("numbered")
-                  for c in part["chapters"]}
+    unnumbered = {c["file"] for part in toc["parts"] if not part.get("numbered") for c in part["chapters"]}
     for page in seqrmt_numbers.DEFAULT_PREFIXES:
         assert page in unnumbered, page
 
@@ -202,11 +219,12 @@ def test_the_book_uses_the_scheme():
         return re.findall(r"\{prf:(\w+)\}[^\n]*\n:label: ([\w-]+)", text)
 
     toolkit = statements("book/00_toolkit")
-    assert [label for kind, label in toolkit if kind == "theorem"][0] == "thm-mp"   # Theorem 0.1
+    assert [label for kind, label in toolkit if kind == "theorem"][0] == "thm-mp"  # Theorem 0.1
     assert [kind for kind, _ in statements("book/appendix_derivations")].count("lemma") >= 2
     nb = json.loads((ROOT / "book/appendix_derivations.ipynb").read_text(encoding="utf-8"))
-    headings = re.findall(r"^## (.*)$", "\n".join("".join(c["source"]) for c in nb["cells"]
-                                                   if c["cell_type"] == "markdown"), re.M)
+    headings = re.findall(
+        r"^## (.*)$", "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"), re.M
+    )
     lettered = [h[0] for h in headings if seqrmt_numbers.PART_TITLE.match(h)]
     assert len(lettered) >= 2 and lettered == [chr(ord("A") + k) for k in range(len(lettered))], headings
 
@@ -216,12 +234,17 @@ def test_built_site_if_fresh():
     page = site / "00_toolkit.html"
     if not page.is_file():
         pytest.skip("no build of the site")
-    sources = [ROOT / "_config.yml", ROOT / "_toc.yml", ROOT / "seqrmt_book" / "numbering.py",
-               ROOT / "book" / "00_toolkit.ipynb", ROOT / "book" / "appendix_derivations.ipynb"]
+    sources = [
+        ROOT / "_config.yml",
+        ROOT / "_toc.yml",
+        ROOT / "seqrmt_book" / "numbering.py",
+        ROOT / "book" / "00_toolkit.ipynb",
+        ROOT / "book" / "appendix_derivations.ipynb",
+    ]
     if page.stat().st_mtime < max(p.stat().st_mtime for p in sources):
         pytest.skip("the build of the site is older than its sources")
     raw = page.read_text(encoding="utf-8")
-    block = raw[raw.index('id="thm-mp"'):][:600]
+    block = raw[raw.index('id="thm-mp"') :][:600]
     assert "Theorem 0.1" in html.unescape(re.sub(r"<[^>]+>", " ", block))
     appendix = _text(site / "appendix_derivations.html")
     assert re.search(r"Lemma A\.1", appendix) and not re.search(r"Lemma [0-9]+ ", appendix)

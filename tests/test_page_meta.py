@@ -1,5 +1,6 @@
 """Every page of the book has a meta description (``<meta name="description">``): notebooks
 in their metadata (``myst: html_meta: description``), Markdown pages in their front matter."""
+
 from __future__ import annotations
 
 import json

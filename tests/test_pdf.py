@@ -18,6 +18,7 @@ Two tests need no PDF: they check that ``seqrmt_book/latex.py`` tells a text-mod
 ``text/latex`` note from a formula, and that the note :func:`seqrmt.widgets.explore` puts
 in its display bundle for the PDF is such a text-mode note.
 """
+
 from __future__ import annotations
 
 import json
@@ -46,33 +47,44 @@ def _unavailable(reason: str) -> None:
 def _sources() -> list[Path]:
     out = [ROOT / f for f in ("_config.yml", "_toc.yml")]
     for folder in ("book", "seqrmt"):
-        out += [p for p in (ROOT / folder).rglob("*") if p.is_file()
-                and not any(part.startswith(".") or part == "__pycache__" for part in p.parts)]
+        out += [
+            p
+            for p in (ROOT / folder).rglob("*")
+            if p.is_file() and not any(part.startswith(".") or part == "__pycache__" for part in p.parts)
+        ]
     return out
 
 
 @pytest.fixture(scope="module")
 def pdf() -> Path:
-    candidates = [Path(os.environ["SEQRMT_PDF"])] if os.environ.get("SEQRMT_PDF") else [
-        ROOT / "_build" / "html" / "_pdf" / NAME, ROOT / "_build" / "latex" / NAME]
+    candidates = (
+        [Path(os.environ["SEQRMT_PDF"])]
+        if os.environ.get("SEQRMT_PDF")
+        else [ROOT / "_build" / "html" / "_pdf" / NAME, ROOT / "_build" / "latex" / NAME]
+    )
     found = next((p for p in candidates if p.is_file()), None)
     if found is None:
-        _unavailable(f"no PDF built ({', '.join(str(p.relative_to(ROOT)) if p.is_relative_to(ROOT) else str(p) for p in candidates)} "
-                     "missing): run scripts/build_pdf.sh")
+        _unavailable(
+            f"no PDF built ({', '.join(str(p.relative_to(ROOT)) if p.is_relative_to(ROOT) else str(p) for p in candidates)} "
+            "missing): run scripts/build_pdf.sh"
+        )
     for tool in ("pdfinfo", "pdftotext", "pdfimages"):
         if shutil.which(tool) is None:
             _unavailable(f"'{tool}' not found (apt-get install poppler-utils)")
     newer = [p.relative_to(ROOT).as_posix() for p in _sources() if p.stat().st_mtime > found.stat().st_mtime]
     if newer:
-        _unavailable(f"{found} is older than {len(newer)} source file(s) (e.g. {', '.join(newer[:3])}): "
-                     "rebuild it with scripts/build_pdf.sh")
+        _unavailable(
+            f"{found} is older than {len(newer)} source file(s) (e.g. {', '.join(newer[:3])}): "
+            "rebuild it with scripts/build_pdf.sh"
+        )
     return found
 
 
 @pytest.fixture(scope="module")
 def text(pdf) -> str:
-    out = subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True,
-                         text=True, check=True).stdout
+    out = subprocess.run(
+        ["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True, text=True, check=True
+    ).stdout
     return out
 
 
@@ -105,9 +117,10 @@ def test_page_count(pdf):
 
 
 def test_figures_are_images(pdf):
-    listing = subprocess.run(["pdfimages", "-list", str(pdf)], capture_output=True, text=True,
-                             check=True).stdout.splitlines()[2:]
-    images = [row for row in listing if row.split()[2] == "image"]   # not soft masks
+    listing = subprocess.run(
+        ["pdfimages", "-list", str(pdf)], capture_output=True, text=True, check=True
+    ).stdout.splitlines()[2:]
+    images = [row for row in listing if row.split()[2] == "image"]  # not soft masks
     assert len(images) >= MIN_IMAGES, f"{len(images)} images, at least {MIN_IMAGES} expected"
 
 
@@ -116,7 +129,7 @@ def test_every_title_present(text):
     missing = []
     for doc in dict.fromkeys(toc_pages()):
         title = _title(doc.removesuffix(".ipynb").removesuffix(".md"))
-        plain = re.sub(r"\$[^$]*\$", "", title)              # math is typeset differently
+        plain = re.sub(r"\$[^$]*\$", "", title)  # math is typeset differently
         words = [w for w in re.split(r"[^\w'-]+", _normalize(plain)) if w]
         if not re.search(r"[^\w'-]+".join(map(re.escape, words)), body):
             missing.append(title)
@@ -125,19 +138,21 @@ def test_every_title_present(text):
 
 def test_no_unresolved_reference(text):
     hits = [m.start() for m in re.finditer(r"\?\?", text)]
-    context = [text[max(0, i - 60): i + 20].replace("\n", " ") for i in hits[:5]]
+    context = [text[max(0, i - 60) : i + 20].replace("\n", " ") for i in hits[:5]]
     assert not hits, f"{len(hits)} unresolved references ('??') in the PDF, e.g. {context}"
 
 
 def test_licence_stated(text):
     body = _normalize(text)
-    assert "cc by 4.0" in body or "creative commons attribution 4.0" in body, \
+    assert "cc by 4.0" in body or "creative commons attribution 4.0" in body, (
         "the licence of the text (CC BY 4.0) is not stated in the PDF"
+    )
 
 
 # --------------------------------------------------------------- without a PDF
 def _latex_extension():
     from seqrmt_book import latex
+
     return latex
 
 

@@ -1,5 +1,6 @@
 """Text alternatives of the book's figures: every figure function of seqrmt.plots writes an
 alt text from the data it plotted, and the display hook carries it to the page."""
+
 from __future__ import annotations
 
 import inspect
@@ -63,8 +64,7 @@ CALLS = {
     "attention_explorer": lambda fs: srp.attention_explorer(d=32, n_show=2),
     "experiments_spectra": lambda fs: srp.experiments_spectra(d=60),
     "experiments_alignment": lambda fs: srp.experiments_alignment(d=60, seeds=2, betas=(1.0, 2.0)),
-    "experiments_classification": lambda fs: srp.experiments_classification(
-        d=40, Ns=(20, 40), seeds=2, n_test=50),
+    "experiments_classification": lambda fs: srp.experiments_classification(d=40, Ns=(20, 40), seeds=2, n_test=50),
     "validation_atlas": lambda fs: srp.validation_atlas(),
     "validation_ideal": lambda fs: srp.validation_ideal(),
     "validation_mean_spike": lambda fs: srp.validation_mean_spike(),
@@ -83,10 +83,21 @@ def test_every_figure_function_is_covered():
         module = getattr(srp, mod)
         for name in module.__all__:
             f = getattr(module, name)
-            if inspect.isfunction(f) and not name.endswith(("_data", "_table")) and name not in (
-                    "weights_correlation", "weights_family", "bulk_weights", "bulk_kolmogorov",
-                    "bulk_pooled_spectrum", "attention_suffix_correlation", "attention_weight_samples",
-                    "experiments_weights"):
+            if (
+                inspect.isfunction(f)
+                and not name.endswith(("_data", "_table"))
+                and name
+                not in (
+                    "weights_correlation",
+                    "weights_family",
+                    "bulk_weights",
+                    "bulk_kolmogorov",
+                    "bulk_pooled_spectrum",
+                    "attention_suffix_correlation",
+                    "attention_weight_samples",
+                    "experiments_weights",
+                )
+            ):
                 names.add(name)
     assert names == set(CALLS)
 
@@ -140,12 +151,15 @@ def test_alt_changes_with_the_parameters():
 
 
 # ---------------------------------------------------------------- machinery
-@pytest.mark.parametrize("tex, text", [
-    (r"$\lambda_{\max}/\kappa$", "λ max/κ"),
-    (r"$\beta = \|\mu\|^2$", "β = ‖μ‖²"),
-    (r"eigenvalue $\lambda$", "eigenvalue λ"),
-    (r"$\alpha/\kappa = w^\top R w / w^\top w$", "α/κ = w^T R w / w^T w"),
-])
+@pytest.mark.parametrize(
+    "tex, text",
+    [
+        (r"$\lambda_{\max}/\kappa$", "λ max/κ"),
+        (r"$\beta = \|\mu\|^2$", "β = ‖μ‖²"),
+        (r"eigenvalue $\lambda$", "eigenvalue λ"),
+        (r"$\alpha/\kappa = w^\top R w / w^\top w$", "α/κ = w^T R w / w^T w"),
+    ],
+)
 def test_plain_text(tex, text):
     assert srp.plain_text(tex) == text
 
@@ -173,6 +187,7 @@ def test_display_hook_sends_alt_and_css_size():
     assert meta["alt"] == "A diagonal line from 0 to 1."
     from PIL import Image
     import io
+
     w, h = Image.open(io.BytesIO(data)).size
     # rendered at twice the CSS size (tight bounding box: close to 5 x 100 CSS px)
     assert (w, h) == pytest.approx((2 * meta["seqrmt_width"], 2 * meta["seqrmt_height"]), abs=2)
@@ -185,6 +200,7 @@ def test_readable_fonts_on_a_phone_column():
     srp.finish(ax, xlabel="x", ylabel="y", title="t")
     floor = srp.readable_fonts(fig)
     from matplotlib.text import Text
+
     sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_text()]
     # smallest text in CSS px when the figure is scaled to the 358 px column
     scale = srp.COLUMN_PX / (6.4 * 72)

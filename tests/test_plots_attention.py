@@ -1,4 +1,5 @@
 """Tests of the causal-attention figures (seqrmt.plots.attention)."""
+
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
@@ -55,7 +56,7 @@ def test_profiles(kw):
     axes = [a for a in fig.axes if a.get_visible()]
     assert len(axes) == 2
     assert axes[0].get_ylabel() and axes[0].get_xlabel()
-    assert len(axes[0].lines) == 4          # 3 sequences + limit
+    assert len(axes[0].lines) == 4  # 3 sequences + limit
 
 
 def test_convergence_figure():
@@ -85,8 +86,9 @@ def test_spectrum_figure():
     bulk = [ln for ln in ax.lines if ln.get_label().startswith("bulk")]
     assert len(bulk) == 1
     x = np.asarray(bulk[0].get_xdata())
-    np.testing.assert_allclose(bulk[0].get_ydata(), sr.bulk_density(x, data["delta"], data["gamma"], sr.kappa(w)),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        bulk[0].get_ydata(), sr.bulk_density(x, data["delta"], data["gamma"], sr.kappa(w)), rtol=1e-12
+    )
     for pred, start in ((p, "predicted outlier"), (pi, "idealized")):
         lines = [ln for ln in ax.lines if ln.get_label().startswith(start)]
         assert len(lines) == (pred.sample_outlier is not None)
@@ -101,7 +103,7 @@ def test_tau_profiles(kw):
     assert _labelled(ax)
     taus = kw.get("taus", (-6.0, -2.0, 0.0, 2.0, 6.0))
     T = kw.get("T", 16)
-    assert len(ax.lines) == len(taus) + 2             # taus + strict + mean
+    assert len(ax.lines) == len(taus) + 2  # taus + strict + mean
     for ln, tau in zip(ax.lines, taus):
         np.testing.assert_allclose(ln.get_ydata(), sr.causal_weights(T, tau), rtol=1e-12)
     np.testing.assert_allclose(ax.lines[len(taus)].get_ydata(), sr.causal_weights(T, strict=True), rtol=1e-12)
@@ -113,12 +115,15 @@ def test_snr_tau(kw):
     fig = srp.attention_snr_tau(**kw)
     ax = fig.axes[0]
     assert _labelled(ax) and has_legend(ax)
-    y = ax.lines[0].get_ydata()                # prefix curve ends at the mean-pooling level
+    y = ax.lines[0].get_ydata()  # prefix curve ends at the mean-pooling level
     T, L = kw.get("T", 16), kw.get("L", 4)
     assert np.isclose(y[-1], (L * L + T - L) / T, rtol=0.02)
     # each curve is alpha/kappa of w(tau) at the plotted tau, for its correlation
-    Rs = {"prefix": sr.prefix_correlation(T, L), "suffix": srp.attention_suffix_correlation(T, L),
-          "Markov": sr.markov_correlation(T, kw.get("rho", 0.5))}
+    Rs = {
+        "prefix": sr.prefix_correlation(T, L),
+        "suffix": srp.attention_suffix_correlation(T, L),
+        "Markov": sr.markov_correlation(T, kw.get("rho", 0.5)),
+    }
     for name, R in Rs.items():
         ln = [x for x in ax.lines if x.get_label().startswith(f"causal, {name}")]
         assert len(ln) == 1
@@ -138,21 +143,26 @@ def test_explorer(kw):
     assert len(limit) == 1
     np.testing.assert_allclose(limit[0].get_ydata(), sr.causal_weights(T, tau), rtol=1e-12)
     mark = [ln for ln in fig.axes[1].lines if len(ln.get_xdata()) == 2 and ln.get_xdata()[0] == ln.get_xdata()[1]]
-    assert [float(m.get_xdata()[0]) for m in mark if m.get_linestyle() == "-" and m.get_label().startswith("_")] == [tau]
+    assert [float(m.get_xdata()[0]) for m in mark if m.get_linestyle() == "-" and m.get_label().startswith("_")] == [
+        tau
+    ]
 
 
-@pytest.mark.parametrize("call", [
-    lambda: srp.attention_weight_samples(0),
-    lambda: srp.attention_weight_samples(16, delta=-1.0),
-    lambda: srp.attention_convergence_data(ds=(16,)),
-    lambda: srp.attention_convergence_data(tau=0.0),
-    lambda: srp.attention_spectrum_data(50, gamma=0.0),
-    lambda: srp.attention_snr_tau(T=4, L=5),
-    lambda: srp.attention_snr_tau(rho=2.0),
-    lambda: srp.attention_snr_tau(tau_range=(1.0, -1.0)),
-    lambda: srp.attention_tau_profiles(T=1),
-    lambda: srp.attention_profiles(ds=()),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: srp.attention_weight_samples(0),
+        lambda: srp.attention_weight_samples(16, delta=-1.0),
+        lambda: srp.attention_convergence_data(ds=(16,)),
+        lambda: srp.attention_convergence_data(tau=0.0),
+        lambda: srp.attention_spectrum_data(50, gamma=0.0),
+        lambda: srp.attention_snr_tau(T=4, L=5),
+        lambda: srp.attention_snr_tau(rho=2.0),
+        lambda: srp.attention_snr_tau(tau_range=(1.0, -1.0)),
+        lambda: srp.attention_tau_profiles(T=1),
+        lambda: srp.attention_profiles(ds=()),
+    ],
+)
 def test_bad_input(call):
     with pytest.raises(ValueError):
         call()

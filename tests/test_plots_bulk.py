@@ -1,4 +1,5 @@
 """Tests of the bulk-chapter figures (seqrmt.plots.bulk)."""
+
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
@@ -78,7 +79,7 @@ def test_simulation_figure(kw):
 def test_kappa_and_token_figures():
     fig = srp.bulk_kappa_figure(d=60, T=4)
     assert len(fig.axes) == 2 and all(_labelled(ax) for ax in fig.axes)
-    assert len(fig.axes[1].patches) == 3          # one histogram per weighting
+    assert len(fig.axes[1].patches) == 3  # one histogram per weighting
     fig = srp.bulk_token_count_figure(d=60, Ts=(1, 4))
     assert len(fig.axes) == 2 and all(_labelled(ax) for ax in fig.axes)
     assert len(fig.axes[0].patches) == 2 and len(fig.axes[1].lines) == 3
@@ -93,10 +94,10 @@ def test_fixed_T_figures():
     assert any("atom" in t.get_text() for t in ax.texts)
     labels = legend_texts(ax1)
     dist = {lab.split(":")[0]: float(lab.rsplit(" ", 1)[1]) for lab in labels}
-    assert dist["fixed-T law"] < dist["paper's Thm 1"]      # at T = 1 the paper's Theorem 1 misses the atom by 0.25
+    assert dist["fixed-T law"] < dist["paper's Thm 1"]  # at T = 1 the paper's Theorem 1 misses the atom by 0.25
     fig = srp.bulk_fixed_T_convergence_figure(Ts=(1, 4))
     assert len(fig.axes) == 2 and all(_labelled(a) for a in fig.axes)
-    assert len(fig.axes[0].lines) == 3                  # one curve per T and the zero line
+    assert len(fig.axes[0].lines) == 3  # one curve per T and the zero line
 
 
 def test_helpers():
@@ -109,21 +110,24 @@ def test_helpers():
     assert srp.bulk_kolmogorov(law.ppf((np.arange(400) + 0.5) / 400), law) < 0.01
 
 
-@pytest.mark.parametrize("fn, kw, name", [
-    (srp.bulk_mp_figure, {"ratio": 0.0}, "ratio"),
-    (srp.bulk_density_figure, {"delta": -1.0}, "delta"),
-    (srp.bulk_density_figure, {"gamma": 0.0}, "gamma"),
-    (srp.bulk_density_figure, {"kappa": 0.0}, "kappa"),
-    (srp.bulk_inverse_map_figure, {"gamma": -0.1}, "gamma"),
-    (srp.bulk_limits_figure, {"deltas": (0.5, -1.0)}, "deltas"),
-    (srp.bulk_simulation_figure, {"weights": "uniform"}, "weights"),
-    (srp.bulk_simulation_figure, {"T": 0}, "T"),
-    (srp.bulk_token_count_figure, {"Ts": ()}, "Ts"),
-    (srp.bulk_fixed_T_figure, {"delta": 0.0}, "delta"),
-    (srp.bulk_fixed_T_convergence_figure, {"Ts": ()}, "Ts"),
-    (srp.bulk_pooled_spectrum, {"seeds": ()}, "seeds"),
-    (sr.sizes, {"d": 10, "delta": 0.0, "gamma": 1.0}, "delta"),
-])
+@pytest.mark.parametrize(
+    "fn, kw, name",
+    [
+        (srp.bulk_mp_figure, {"ratio": 0.0}, "ratio"),
+        (srp.bulk_density_figure, {"delta": -1.0}, "delta"),
+        (srp.bulk_density_figure, {"gamma": 0.0}, "gamma"),
+        (srp.bulk_density_figure, {"kappa": 0.0}, "kappa"),
+        (srp.bulk_inverse_map_figure, {"gamma": -0.1}, "gamma"),
+        (srp.bulk_limits_figure, {"deltas": (0.5, -1.0)}, "deltas"),
+        (srp.bulk_simulation_figure, {"weights": "uniform"}, "weights"),
+        (srp.bulk_simulation_figure, {"T": 0}, "T"),
+        (srp.bulk_token_count_figure, {"Ts": ()}, "Ts"),
+        (srp.bulk_fixed_T_figure, {"delta": 0.0}, "delta"),
+        (srp.bulk_fixed_T_convergence_figure, {"Ts": ()}, "Ts"),
+        (srp.bulk_pooled_spectrum, {"seeds": ()}, "seeds"),
+        (sr.sizes, {"d": 10, "delta": 0.0, "gamma": 1.0}, "delta"),
+    ],
+)
 def test_bad_input(fn, kw, name):
     with pytest.raises(ValueError, match=name):
         fn(**kw)

@@ -1,4 +1,5 @@
 """Tests of the experiments figures (seqrmt.plots.experiments)."""
+
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
@@ -47,8 +48,9 @@ def test_spectra(kw):
         dens, _ = np.histogram(sim.eigenvalues, bins=edges, density=True)
         np.testing.assert_allclose([r.get_height() for r in ax.patches], dens, rtol=1e-12, atol=1e-15)
         bulk = _line(ax, "bulk (paper's Thm 1)")
-        np.testing.assert_allclose(bulk.get_ydata(), sr.bulk_density(bulk.get_xdata(), d / V, d / N, p.kappa),
-                                   rtol=1e-12)
+        np.testing.assert_allclose(
+            bulk.get_ydata(), sr.bulk_density(bulk.get_xdata(), d / V, d / N, p.kappa), rtol=1e-12
+        )
         for pred, label in ((p, "outlier, finite table"), (pi, "outlier, idealized")):
             lines = [ln for ln in ax.lines if ln.get_label() == label]
             if pred.sample_outlier is None:
@@ -60,16 +62,16 @@ def test_spectra(kw):
 
 
 def test_alignment_data_and_figure():
-    data = srp.experiments_alignment_data(d=60, betas=(0.5, 2.0), seeds=2, names=("mean", "optimal"),
-                                          n_theory=20)
+    data = srp.experiments_alignment_data(d=60, betas=(0.5, 2.0), seeds=2, names=("mean", "optimal"), n_theory=20)
     assert data["names"] == ["mean", "optimal"]
     R = sr.prefix_correlation(16, 4)
     V, N = sr.sizes(60, 0.5, 0.5)
     for name, w in srp.experiments_weights(16, 4, names=("mean", "optimal")).items():
         r = data[name]
         # simulation: mean over seeds 0, 1 of the top-eigenvector alignment
-        sims = np.array([[sr.simulate(60, V, N, w, R, b, seed=s, n_vectors=1).overlaps[0]
-                          for b in (0.5, 2.0)] for s in (0, 1)])
+        sims = np.array(
+            [[sr.simulate(60, V, N, w, R, b, seed=s, n_vectors=1).overlaps[0] for b in (0.5, 2.0)] for s in (0, 1)]
+        )
         np.testing.assert_allclose(r["mean"], sims.mean(axis=0), rtol=1e-12)
         # theory: predict on the grid, critical betas of both theories
         for ft, key in ((True, "exact_grid"), (False, "ideal_grid")):
@@ -98,28 +100,30 @@ def test_classification():
     assert data["N"].tolist() == [20, 80]
     # the curve is sr.classification_curve with the same arguments
     W = srp.experiments_weights(16, 4)
-    ref = sr.classification_curve(40, data["V"], [20, 80], W, sr.prefix_correlation(16, 4), 0.5,
-                                  n_test=200, seeds=2)
+    ref = sr.classification_curve(40, data["V"], [20, 80], W, sr.prefix_correlation(16, 4), 0.5, n_test=200, seeds=2)
     fig = srp.experiments_classification(data=data)
     ax = fig.axes[0]
     assert ax.get_xlabel() and ax.get_ylabel() and has_legend(ax)
-    assert len(ax.containers) == 3            # one errorbar per weighting
+    assert len(ax.containers) == 3  # one errorbar per weighting
     for name, cont in zip(data["names"], ax.containers):
         np.testing.assert_allclose(data[name]["mean"], ref[name]["mean"], rtol=1e-12)
         np.testing.assert_array_equal(cont.lines[0].get_ydata(), data[name]["mean"])
         np.testing.assert_array_equal(cont.lines[0].get_xdata(), [20, 80])
 
 
-@pytest.mark.parametrize("call", [
-    lambda: srp.experiments_weights(4, 5),
-    lambda: srp.experiments_weights(8, 2, names=("median",)),
-    lambda: srp.experiments_spectra(d=0),
-    lambda: srp.experiments_spectra(d=50, delta=-1.0),
-    lambda: srp.experiments_spectra(d=50, beta=-1.0),
-    lambda: srp.experiments_alignment_data(d=50, betas=(0.0, 1.0)),
-    lambda: srp.experiments_alignment_data(d=50, gamma=0.0),
-    lambda: srp.experiments_classification_data(d=40, beta=-0.5),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: srp.experiments_weights(4, 5),
+        lambda: srp.experiments_weights(8, 2, names=("median",)),
+        lambda: srp.experiments_spectra(d=0),
+        lambda: srp.experiments_spectra(d=50, delta=-1.0),
+        lambda: srp.experiments_spectra(d=50, beta=-1.0),
+        lambda: srp.experiments_alignment_data(d=50, betas=(0.0, 1.0)),
+        lambda: srp.experiments_alignment_data(d=50, gamma=0.0),
+        lambda: srp.experiments_classification_data(d=40, beta=-0.5),
+    ],
+)
 def test_bad_input(call):
     with pytest.raises(ValueError):
         call()

@@ -1,4 +1,5 @@
 """Tests of the model-chapter figures (seqrmt.plots.model)."""
+
 import numpy as np
 import pytest
 from matplotlib.collections import PathCollection
@@ -21,7 +22,7 @@ def test_table_figure(kw):
     assert isinstance(fig, Figure) and len(fig.axes) == 2
     assert all(_labelled(ax) for ax in fig.axes)
     scat = [c for c in fig.axes[0].collections if isinstance(c, PathCollection)]
-    assert len(scat) == 2                                       # one cloud per class
+    assert len(scat) == 2  # one cloud per class
     assert sum(len(c.get_offsets()) for c in scat) == kw.get("V", 400)
     assert has_legend(fig.axes[0])
 
@@ -95,17 +96,20 @@ def test_pooled_and_decomposition_figures():
     assert (y[1] - y[0]) / (x[1] - x[0]) == pytest.approx(np.linalg.norm(table.mu + table.Delta), rel=1e-10)
 
 
-@pytest.mark.parametrize("fn, kw, name", [
-    (srp.model_table_figure, {"beta": 0.0}, "beta"),
-    (srp.model_table_figure, {"V": 41}, "V"),
-    (srp.model_signs_figure, {"L": 0}, "L"),
-    (srp.model_signs_figure, {"L": 30, "T": 24}, "L"),
-    (srp.model_signs_figure, {"rho": 1.5}, "rho"),
-    (srp.model_signs_figure, {"n_show": 50, "N": 20}, "n_show"),
-    (srp.model_pooled_figure, {"beta": -1.0}, "beta"),
-    (srp.model_decomposition_figure, {"beta": -1.0}, "beta"),
-    (srp.model_sheppard_figure, {"N": 0}, "N"),
-])
+@pytest.mark.parametrize(
+    "fn, kw, name",
+    [
+        (srp.model_table_figure, {"beta": 0.0}, "beta"),
+        (srp.model_table_figure, {"V": 41}, "V"),
+        (srp.model_signs_figure, {"L": 0}, "L"),
+        (srp.model_signs_figure, {"L": 30, "T": 24}, "L"),
+        (srp.model_signs_figure, {"rho": 1.5}, "rho"),
+        (srp.model_signs_figure, {"n_show": 50, "N": 20}, "n_show"),
+        (srp.model_pooled_figure, {"beta": -1.0}, "beta"),
+        (srp.model_decomposition_figure, {"beta": -1.0}, "beta"),
+        (srp.model_sheppard_figure, {"N": 0}, "N"),
+    ],
+)
 def test_bad_input(fn, kw, name):
     with pytest.raises(ValueError, match=name):
         fn(**kw)

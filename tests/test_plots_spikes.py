@@ -1,4 +1,5 @@
 """Tests of the spike figures (Theorems 2-4)."""
+
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
@@ -55,9 +56,11 @@ def _check_spectrum_panel(ax, sim, exact, ideal, d):
     assert _vline_x(ax, "bulk edge") == pytest.approx(sr.bulk_edges(p.delta, p.gamma, p.kappa)[1], rel=1e-12)
     np.testing.assert_allclose(_line(ax, "simulated top").get_xdata(), sim.eigenvalues[:3])
     labels = [ln.get_label() for ln in ax.lines]
-    for pred, part, attr in ((exact, "signal outlier, finite table", "sample_outlier"),
-                             (exact, "vocabulary-mean", "mean_outlier"),
-                             (ideal, "signal outlier, idealized", "sample_outlier")):
+    for pred, part, attr in (
+        (exact, "signal outlier, finite table", "sample_outlier"),
+        (exact, "vocabulary-mean", "mean_outlier"),
+        (ideal, "signal outlier, idealized", "sample_outlier"),
+    ):
         value = getattr(pred, attr) if pred is not None else None
         if value is None:
             assert not any(part in lab for lab in labels), part
@@ -65,9 +68,15 @@ def _check_spectrum_panel(ax, sim, exact, ideal, d):
             assert _vline_x(ax, part) == pytest.approx(value, rel=1e-12), part
 
 
-@pytest.mark.parametrize("kw", [{}, dict(centered=False, weights="mean", gamma=0.5, theory="exact"),
-                                dict(beta=0.0, delta=2.0, gamma=1.5, theory="ideal"),
-                                dict(centered=False, weights="mean", realized=True, theory="exact")])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        dict(centered=False, weights="mean", gamma=0.5, theory="exact"),
+        dict(beta=0.0, delta=2.0, gamma=1.5, theory="ideal"),
+        dict(centered=False, weights="mean", realized=True, theory="exact"),
+    ],
+)
 def test_spikes_spectrum(kw):
     d = 120
     fig = srp.spikes_spectrum(d=d, **kw)
@@ -81,14 +90,23 @@ def test_spikes_spectrum(kw):
     w = sr.named_weights(a["weights"], R)
     V, N = sr.sizes(d, a["delta"], a["gamma"])
     sim = sr.simulate(d, V, N, w, R, a["beta"], centered=a["centered"], seed=0, n_vectors=3)
-    real = (dict(spike_norm2=sim.spike_norm2, delta_norm2=sim.delta_norm2, zbar_norm2=sim.zbar_norm2)
-            if a["realized"] else {})
-    exact = (sr.predict(a["delta"], a["gamma"], w, R, a["beta"], centered=a["centered"], **real)
-             if a["theory"] in ("exact", "both") else None)
-    ideal = (sr.predict(a["delta"], a["gamma"], w, R, a["beta"], centered=a["centered"], finite_table=False)
-             if a["theory"] in ("ideal", "both") else None)
+    real = (
+        dict(spike_norm2=sim.spike_norm2, delta_norm2=sim.delta_norm2, zbar_norm2=sim.zbar_norm2)
+        if a["realized"]
+        else {}
+    )
+    exact = (
+        sr.predict(a["delta"], a["gamma"], w, R, a["beta"], centered=a["centered"], **real)
+        if a["theory"] in ("exact", "both")
+        else None
+    )
+    ideal = (
+        sr.predict(a["delta"], a["gamma"], w, R, a["beta"], centered=a["centered"], finite_table=False)
+        if a["theory"] in ("ideal", "both")
+        else None
+    )
     if not a["centered"]:
-        assert exact.mean_outlier is not None          # the vocabulary-mean line is really tested
+        assert exact.mean_outlier is not None  # the vocabulary-mean line is really tested
     _check_spectrum_panel(ax, sim, exact, ideal, d)
 
 
@@ -112,8 +130,17 @@ def test_spikes_centering():
     V, N = sr.sizes(d, 0.5, 0.5)
     for ax, centered in zip(fig.axes, (False, True)):
         sim = sr.simulate(d, V, N, w, R, 1.0, centered=centered, seed=0, n_vectors=3)
-        exact = sr.predict(0.5, 0.5, w, R, 1.0, centered=centered, spike_norm2=sim.spike_norm2,
-                           delta_norm2=sim.delta_norm2, zbar_norm2=sim.zbar_norm2)
+        exact = sr.predict(
+            0.5,
+            0.5,
+            w,
+            R,
+            1.0,
+            centered=centered,
+            spike_norm2=sim.spike_norm2,
+            delta_norm2=sim.delta_norm2,
+            zbar_norm2=sim.zbar_norm2,
+        )
         assert (exact.mean_outlier is None) == centered
         _check_spectrum_panel(ax, sim, exact, None, d)
 
@@ -142,8 +169,7 @@ def test_spikes_vs_beta_theory_and_sim():
     assert any("simulation" in t for t in legend_texts(fig.axes[0]))
     # the error bar is the mean of the simulated top eigenvalue over the two seeds
     V, N = sr.sizes(100, 0.5, 0.25)
-    tops = [sr.simulate(100, V, N, sr.mean_weights(16), R, 1.0, seed=s, n_vectors=1).eigenvalues[0]
-            for s in (0, 1)]
+    tops = [sr.simulate(100, V, N, sr.mean_weights(16), R, 1.0, seed=s, n_vectors=1).eigenvalues[0] for s in (0, 1)]
     marker = [ln for ln in fig.axes[0].lines if ln.get_marker() == "o"]
     assert len(marker) == 1
     np.testing.assert_allclose(marker[0].get_ydata(), [np.mean(tops)], rtol=1e-12)
@@ -151,8 +177,7 @@ def test_spikes_vs_beta_theory_and_sim():
         srp.spikes_vs_beta(beta_max=0.0, seeds=())
 
 
-@pytest.mark.parametrize("kw", [{}, dict(plane="delta", weights="optimal", point=(0.5, 1.0)),
-                                dict(ideal=False, n=40)])
+@pytest.mark.parametrize("kw", [{}, dict(plane="delta", weights="optimal", point=(0.5, 1.0)), dict(ideal=False, n=40)])
 def test_spikes_phase_diagram(kw):
     fig = srp.spikes_phase_diagram(**kw)
     ax = fig.axes[0]
@@ -162,6 +187,7 @@ def test_spikes_phase_diagram(kw):
     assert any("idealized" in t for t in texts) == kw.get("ideal", True)
     # each colored cell is the regime predict() gives at that (beta, gamma) or (beta, delta)
     from matplotlib.collections import QuadMesh
+
     mesh = [c for c in ax.collections if isinstance(c, QuadMesh)]
     assert len(mesh) == 1
     n = kw.get("n", 200)
@@ -179,7 +205,7 @@ def test_spikes_phase_diagram(kw):
             expected = (p.population_outlier is not None) + (p.sample_outlier is not None)
             assert region[i, j] == expected, (b[j], y[i])
             seen.add(expected)
-    assert len(seen) >= 2          # the sampled cells cross at least one transition
+    assert len(seen) >= 2  # the sampled cells cross at least one transition
 
 
 def test_spikes_phase_diagram_bad_input():

@@ -4,6 +4,7 @@ Each figure is checked on the data it draws: the plotted values must be the ones
 package computes (table columns, predictions of ``sr.predict``, the bulk law), not
 only its labels and number of lines.
 """
+
 from __future__ import annotations
 
 import re
@@ -50,26 +51,35 @@ def _points(ax):
 
 
 def test_all_exported():
-    for name in ("validation_atlas", "validation_ideal", "validation_mean_spike", "validation_scaling",
-                 "validation_bulk_T", "validation_spikes_T", "validation_bulk_histogram",
-                 "validation_transition", "validation_table"):
+    for name in (
+        "validation_atlas",
+        "validation_ideal",
+        "validation_mean_spike",
+        "validation_scaling",
+        "validation_bulk_T",
+        "validation_spikes_T",
+        "validation_bulk_histogram",
+        "validation_transition",
+        "validation_table",
+    ):
         assert callable(getattr(srp, name))
 
 
-@pytest.mark.parametrize("kw", [{}, dict(delta=1.5, gamma=1.5),
-                                dict(delta=0.25, gamma=1.5, eigenvalue="lambda_2", overlap="overlap_mean")])
+@pytest.mark.parametrize(
+    "kw", [{}, dict(delta=1.5, gamma=1.5), dict(delta=0.25, gamma=1.5, eigenvalue="lambda_2", overlap="overlap_mean")]
+)
 def test_atlas_plots_the_errors_and_verdicts(atlas_rows, kw):
     fig = srp.validation_atlas(rows=atlas_rows, **kw)
     axes = _check(fig)
     delta, gamma = kw.get("delta", 0.5), kw.get("gamma", 0.25)
     sel = [r for r in atlas_rows if r["delta_nominal"] == delta and r["gamma_nominal"] == gamma]
-    assert len(axes[0].get_xticklabels()) == 9          # 3 R x 3 weightings
+    assert len(axes[0].get_xticklabels()) == 9  # 3 R x 3 weightings
     for ax, q in zip(axes, (kw.get("eigenvalue", "lambda_signal"), kw.get("overlap", "overlap_signal"))):
         rows = [r for r in sel if r["quantity"] == q]
         scale = [abs(r["predicted"]) if q.startswith("lambda") and r["predicted"] else 1.0 for r in rows]
         expected = np.sort([(r["empirical"] - r["predicted"]) / s for r, s in zip(rows, scale)])
         pts = _points(ax)
-        small = [p for p, c in pts if c.get_sizes()[0] < 100]       # markers (rings are larger)
+        small = [p for p, c in pts if c.get_sizes()[0] < 100]  # markers (rings are larger)
         drawn = np.sort(np.concatenate([p[:, 1] for p in small]))
         np.testing.assert_allclose(drawn, expected, rtol=1e-12, atol=1e-15)
         rings = [(p, c) for p, c in pts if c.get_sizes()[0] >= 100]
@@ -109,8 +119,7 @@ def test_ideal_plots_both_predictions(atlas_rows, centered):
 
 def test_mean_spike_plots_limit_and_realized(atlas_rows):
     axes = _check(srp.validation_mean_spike(rows=atlas_rows))
-    sel = [r for r in atlas_rows if r["quantity"] == "lambda_mean" and not r["centered"]
-           and r["weights"] == "mean"]
+    sel = [r for r in atlas_rows if r["quantity"] == "lambda_mean" and not r["centered"] and r["weights"] == "mean"]
     lines = {ln.get_label(): ln for ln in axes[0].lines}
     np.testing.assert_array_equal(lines["mean: limit"].get_xdata(), [r["predicted"] for r in sel])
     np.testing.assert_array_equal(lines["mean: realized table"].get_xdata(), [r["predicted_realized"] for r in sel])
@@ -145,8 +154,7 @@ def test_bulk_T_plots_both_distances(fs_rows):
         bars = {c.get_label(): c.lines[0] for c in axes[0].containers}
         np.testing.assert_array_equal(bars[f"paper's Thm 1, $d = {d}$"].get_ydata(), [r["empirical"] for r in s])
         if all(isinstance(r.get("ks_fixed_T"), float) for r in s):
-            np.testing.assert_array_equal(bars[f"fixed-$T$ law, $d = {d}$"].get_ydata(),
-                                          [r["ks_fixed_T"] for r in s])
+            np.testing.assert_array_equal(bars[f"fixed-$T$ law, $d = {d}$"].get_ydata(), [r["ks_fixed_T"] for r in s])
     with pytest.raises(ValueError, match="bulk_T"):
         srp.validation_bulk_T(rows=[r for r in fs_rows if r["study"] == "scaling"])
 
@@ -157,8 +165,9 @@ def test_spikes_T_plots_the_errors(fs_rows):
     for ax, q in zip(axes, ("lambda_signal", "overlap_signal")):
         drawn = np.sort(np.concatenate([np.asarray(c.lines[0].get_ydata(), dtype=float) for c in ax.containers]))
         rows = [r for r in sp if r["quantity"] == q]
-        exp = np.sort([(r["empirical"] - r["predicted"]) / (r["predicted"] if q.startswith("lambda") else 1.0)
-                       for r in rows])
+        exp = np.sort(
+            [(r["empirical"] - r["predicted"]) / (r["predicted"] if q.startswith("lambda") else 1.0) for r in rows]
+        )
         np.testing.assert_allclose(drawn, exp, rtol=1e-12)
     with pytest.raises(ValueError, match="spikes_T"):
         srp.validation_spikes_T(rows=[r for r in fs_rows if r["study"] == "scaling"])
@@ -173,8 +182,9 @@ def test_spikes_T_plots_the_fixed_T_errors_too(fs_rows):
         drawn = np.sort(np.concatenate([np.asarray(c.lines[0].get_ydata(), dtype=float) for c in hollow]))
         exp = []
         for r in (r for r in sp if r["quantity"] == q):
-            p = sr.fixed_T_predict(r["delta"], r["gamma"], sr.mean_weights(r["T"]), np.eye(r["T"]), r["beta"],
-                                  d=int(r["d"]))
+            p = sr.fixed_T_predict(
+                r["delta"], r["gamma"], sr.mean_weights(r["T"]), np.eye(r["T"]), r["beta"], d=int(r["d"])
+            )
             pred = p.sample_outlier if q.startswith("lambda") else p.overlap
             exp.append((r["empirical"] - pred) / (pred if q.startswith("lambda") else 1.0))
         np.testing.assert_allclose(drawn, np.sort(exp), rtol=1e-12)
@@ -188,8 +198,9 @@ def test_bulk_histogram_draws_the_law_and_its_distance(T):
     law = sr.BulkLaw(120 / V, 120 / N, 1.0 / T)
     curve = axes[0].lines[0]
     np.testing.assert_allclose(curve.get_ydata(), law.pdf(curve.get_xdata()), rtol=1e-12)
-    (_, _, _, lam, _, _), = sv._spectra(120, V, N, np.eye(T), {"m": np.full(T, 1.0 / T)}, {"m": [0.0]},
-                                        [True], 1, n_top=1)
+    ((_, _, _, lam, _, _),) = sv._spectra(
+        120, V, N, np.eye(T), {"m": np.full(T, 1.0 / T)}, {"m": [0.0]}, [True], 1, n_top=1
+    )
     assert f"{sv.kolmogorov_distance(lam, law):.3f}" in axes[1].get_title()
     with pytest.raises(ValueError, match="T"):
         srp.validation_bulk_histogram(T=0)

@@ -1,4 +1,5 @@
 """Tests of the optimal-weights figures (Theorem 5)."""
+
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
@@ -87,8 +88,9 @@ def test_weights_negative():
     assert [l.get_color() for l in ax1.lines[:4]] == [l.get_color() for l in ax2.lines[:4]]
     # right panel: the unconstrained optimum is lambda_max(R), never below the simplex one,
     # and the two coincide for rho >= 0 (Perron-Frobenius)
-    curves = {ln.get_label(): np.asarray(ln.get_ydata(), float) for ln in ax2.lines
-              if not ln.get_label().startswith("_")}
+    curves = {
+        ln.get_label(): np.asarray(ln.get_ydata(), float) for ln in ax2.lines if not ln.get_label().startswith("_")
+    }
     top = next(v for k, v in curves.items() if k.startswith("top eigenvector"))
     simp = next(v for k, v in curves.items() if k.startswith("best attention"))
     lam = [np.linalg.eigvalsh(sr.markov_correlation(8, r))[-1] for r in (-0.6, -0.3, 0.0, 0.5)]

@@ -14,6 +14,7 @@
   otherwise this environment's Python; either way their imports are the readers' packages only.
 * The book's page ``book/problem_sets.md`` lists every set and question with its points.
 """
+
 from __future__ import annotations
 
 import ast
@@ -61,8 +62,12 @@ READERS_IMPORTS = {"numpy", "scipy", "matplotlib", "ipywidgets", "IPython", "seq
 # ------------------------------------------------------------------ generation, once
 def _generation_key() -> str:
     digest = hashlib.sha256()
-    for path in [*MASTERS, ROOT / "problems" / "generate.py", ROOT / "binder" / "requirements.txt",
-                 ROOT / "_config.yml"]:
+    for path in [
+        *MASTERS,
+        ROOT / "problems" / "generate.py",
+        ROOT / "binder" / "requirements.txt",
+        ROOT / "_config.yml",
+    ]:
         digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
     digest.update(metadata.version("otter-grader").encode())
     return digest.hexdigest()
@@ -133,8 +138,11 @@ def test_solutions_score_full_marks_and_a_planted_error_loses_its_question(gener
     possible = {q["name"]: q["points"] for q in entry["questions"]}
     right = _grade(name, _submission(name))
     assert right.possible == entry["points"] == sum(possible.values())
-    failed = {q: [tc.message for tc in right.get_result(q).test_case_results if not tc.passed]
-              for q in right.results if right.get_score(q) < possible[q]}
+    failed = {
+        q: [tc.message for tc in right.get_result(q).test_case_results if not tc.passed]
+        for q in right.results
+        if right.get_score(q) < possible[q]
+    }
     assert not failed, f"{name}: the master's own solutions lose points: {failed}"
     assert _points(right) == possible
 
@@ -152,9 +160,24 @@ def test_otter_run_grades_a_submission_as_in_process(generated, tmp_path):
     submission = tmp_path / f"{name}.ipynb"
     nbformat.write(_submission(name, PLANTED[name]), submission)
     env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
-    done = subprocess.run([sys.executable, "-m", "otter", "run", "-a", str(OUT / name / "autograder.zip"),
-                           "-o", str(tmp_path), "--no-logo", str(submission)],
-                          capture_output=True, text=True, env=env, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "otter",
+            "run",
+            "-a",
+            str(OUT / name / "autograder.zip"),
+            "-o",
+            str(tmp_path),
+            "--no-logo",
+            str(submission),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     results = json.loads((tmp_path / "results.json").read_text())
     assert "tests" in results, sorted(results)
@@ -191,9 +214,14 @@ def _solution_texts(master: Path) -> list[str]:
             elif inside and len(line.strip()) > 12:
                 texts.append(line.strip())
     # what the master shows outside its solutions and tests (set-up, prompts) is no secret
-    shown = "\n".join(c.source for c in nb.cells if c.cell_type in ("markdown", "code")
-                      and "# BEGIN SOLUTION" not in c.source and "SOLUTION" not in c.source
-                      and not c.source.startswith("# HIDDEN"))
+    shown = "\n".join(
+        c.source
+        for c in nb.cells
+        if c.cell_type in ("markdown", "code")
+        and "# BEGIN SOLUTION" not in c.source
+        and "SOLUTION" not in c.source
+        and not c.source.startswith("# HIDDEN")
+    )
     return [t for t in dict.fromkeys(texts) if t not in shown and not t.startswith(("import ", "from "))]
 
 
@@ -230,10 +258,17 @@ def test_students_notebook_imports_only_the_readers_packages(generated, name):
         if cell.cell_type != "code":
             continue
         for node in ast.walk(ast.parse(cell.source)):
-            mods = ([a.name for a in node.names] if isinstance(node, ast.Import) else
-                    [node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
+            mods = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module]
+                if isinstance(node, ast.ImportFrom) and node.module
+                else []
+            )
             for mod in mods:
-                assert mod.split(".")[0] in READERS_IMPORTS, f"{name} imports {mod}, which binder/requirements.txt lacks"
+                assert mod.split(".")[0] in READERS_IMPORTS, (
+                    f"{name} imports {mod}, which binder/requirements.txt lacks"
+                )
     for cell in nbformat.read(generate.MASTERS / f"{name}.ipynb", as_version=4).cells:
         if cell.cell_type == "code":
             assert "otter" not in cell.source, f"{name}: the notebooks must not need otter to run"
@@ -270,7 +305,9 @@ def _readers_python() -> tuple[Path, str]:
     python = env / "bin" / "python"
     if python.exists():
         return python, f"the readers' environment {env}"
-    return Path(sys.executable), "this environment (no readers' environment yet; imports checked against binder/requirements.txt)"
+    return Path(
+        sys.executable
+    ), "this environment (no readers' environment yet; imports checked against binder/requirements.txt)"
 
 
 @pytest.mark.venv
@@ -292,10 +329,16 @@ def test_students_notebooks_run_blank_in_the_readers_env(generated, tmp_path, re
     lock_path = standalone.WORK / ".lock"
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     with open(lock_path, "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_SH)   # the readers' environment is not rebuilt meanwhile
+        fcntl.flock(lock, fcntl.LOCK_SH)  # the readers' environment is not rebuilt meanwhile
         try:
-            done = subprocess.run([str(python), "-s", str(tmp_path / "driver.py"), *notebooks],
-                                  capture_output=True, text=True, env=env, cwd=tempfile.gettempdir(), timeout=600)
+            done = subprocess.run(
+                [str(python), "-s", str(tmp_path / "driver.py"), *notebooks],
+                capture_output=True,
+                text=True,
+                env=env,
+                cwd=tempfile.gettempdir(),
+                timeout=600,
+            )
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -317,7 +360,7 @@ def test_page_lists_every_set_and_question_with_its_points():
         total = sum(q["points"] for q in qs)
         heading = re.search(rf"^## .*\(`{master.stem}`, {total} points\)\s*$", text, re.M)
         assert heading, f"book/problem_sets.md has no heading for {master.stem} with its {total} points"
-        section = text[heading.end():].split("\n## ", 1)[0]
+        section = text[heading.end() :].split("\n## ", 1)[0]
         rows = re.findall(r"^\| *(q\d+) *\| *(\d+) *\|", section, re.M)
         assert [(q, int(p)) for q, p in rows] == [(q["name"], q["points"]) for q in qs], master.stem
     assert "otter run" in text and "otter assign" in text and "problems/generate.py" in text

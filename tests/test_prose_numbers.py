@@ -5,6 +5,7 @@ computed result unless the chapter's own code contains the same number (a parame
 such as ``gamma = 0.25``).  Computed results are pasted with myst-nb's ``glue``
 (``{glue:text}`key:.3f```), so prose cannot drift from what the code prints.
 """
+
 from __future__ import annotations
 
 import json
@@ -40,9 +41,17 @@ def prose_numbers_not_in_code(path: Path) -> list[str]:
 
 
 def test_scanner_flags_a_typed_result(tmp_path):
-    nb = {"cells": [{"cell_type": "code", "source": ["gamma = 0.25\n"]},
-                    {"cell_type": "markdown", "source": ["At $\\gamma = 0.25$ the outlier is at 1.85, "
-                                                         "see {glue:text}`top:.3f` and arXiv:2605.06826."]}]}
+    nb = {
+        "cells": [
+            {"cell_type": "code", "source": ["gamma = 0.25\n"]},
+            {
+                "cell_type": "markdown",
+                "source": [
+                    "At $\\gamma = 0.25$ the outlier is at 1.85, see {glue:text}`top:.3f` and arXiv:2605.06826."
+                ],
+            },
+        ]
+    }
     p = tmp_path / "x.ipynb"
     p.write_text(json.dumps(nb))
     assert prose_numbers_not_in_code(p) == ["1.85"]
@@ -51,5 +60,7 @@ def test_scanner_flags_a_typed_result(tmp_path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_prose_decimals_are_glued_or_parameters(path):
     bad = prose_numbers_not_in_code(path)
-    assert not bad, (f"{path.name}: typed decimals not produced by glue and absent from the code: {bad}; "
-                     "glue them ({glue:text}`key:.3f`) or compute them in the chapter")
+    assert not bad, (
+        f"{path.name}: typed decimals not produced by glue and absent from the code: {bad}; "
+        "glue them ({glue:text}`key:.3f`) or compute them in the chapter"
+    )

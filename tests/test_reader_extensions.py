@@ -1,5 +1,6 @@
 """Unit tests of the site extensions for readers: self-checks (outside HTML), previews,
 editions and build-time tab stops (``seqrmt_book/``)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,6 +17,7 @@ from seqrmt_book import theme
 
 def test_book_version_is_pyprojects(tmp_path):
     import tomllib
+
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert seqrmt_editions.book_version(ROOT) == pyproject["project"]["version"]
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "2.3.4"\n')
@@ -39,9 +41,11 @@ def test_element_is_balanced():
 
 
 def test_preview_content_has_nothing_to_focus():
-    fragment = ('<div class="proof theorem admonition" id="thm-a"><p class="admonition-title">Theorem 1'
-                '<a class="headerlink" href="#thm-a">#</a></p><p>See <a class="reference internal" '
-                'href="#x" tabindex="0">x</a> <input id="c" type="checkbox"></p></div>')
+    fragment = (
+        '<div class="proof theorem admonition" id="thm-a"><p class="admonition-title">Theorem 1'
+        '<a class="headerlink" href="#thm-a">#</a></p><p>See <a class="reference internal" '
+        'href="#x" tabindex="0">x</a> <input id="c" type="checkbox"></p></div>'
+    )
     out = seqrmt_previews.clean(fragment)
     assert "Theorem 1" in out and "<span>x</span>" in out
     assert not any(bad in out for bad in ("<a ", "headerlink", "id=", "tabindex", "<input"))
@@ -53,13 +57,16 @@ def test_preview_content_has_nothing_to_focus():
 # ------------------------------------------------------------------ icon fonts
 def _theme_file(*parts: str) -> Path:
     import pydata_sphinx_theme
+
     return Path(pydata_sphinx_theme.__file__).parent.joinpath("theme", "pydata_sphinx_theme", *parts)
 
 
 def test_icon_codepoints_reads_escapes_and_characters():
-    css = ('.a:after{content:"\\f303"}' + '.b{--pst-icon-bell:"' + chr(0xF0F3) + '"}'
-           '.c:before{content:"\\2014"}.d{content:"\\e0ff "}.e{content:"x"}')
-    assert theme.icon_codepoints(css) == {0xF303, 0xF0F3, 0xE0FF}   # not the dash U+2014
+    css = (
+        '.a:after{content:"\\f303"}' + '.b{--pst-icon-bell:"' + chr(0xF0F3) + '"}'
+        '.c:before{content:"\\2014"}.d{content:"\\e0ff "}.e{content:"x"}'
+    )
+    assert theme.icon_codepoints(css) == {0xF303, 0xF0F3, 0xE0FF}  # not the dash U+2014
 
 
 def test_served_icon_codepoints_reads_every_stylesheet(tmp_path):
@@ -78,20 +85,23 @@ def test_icon_font_subset_keeps_the_glyphs_other_stylesheets_name(tmp_path):
     folder = tmp_path / "vendor" / "fontawesome" / "webfonts"
     folder.mkdir(parents=True)
     (folder / ttf.name).write_bytes(ttf.read_bytes())
-    css = ('@font-face{src:url(../vendor/fontawesome/webfonts/fa-solid-900.woff2) format("woff2"),'
-           'url(../vendor/fontawesome/webfonts/fa-solid-900.ttf) format("truetype")}'
-           '.fa-bars:before{content:"\\f0c9"}')
+    css = (
+        '@font-face{src:url(../vendor/fontawesome/webfonts/fa-solid-900.woff2) format("woff2"),'
+        'url(../vendor/fontawesome/webfonts/fa-solid-900.ttf) format("truetype")}'
+        '.fa-bars:before{content:"\\f0c9"}'
+    )
     out = theme.subset_icon_fonts(css, folder, extra={0xF0F3, 0xF303})
     assert "fa-solid-900.subset.woff" in out
     cmap = TTFont(str(folder / "fa-solid-900.subset.woff")).getBestCmap()
-    assert {0xF0C9, 0xF0F3, 0xF303} <= set(cmap)                          # named here and elsewhere
-    assert 0xF007 not in cmap                                             # an icon nobody names
-    assert theme.subset_icon_fonts(out, folder, extra={0xF0F3}) == out   # idempotent rule
+    assert {0xF0C9, 0xF0F3, 0xF303} <= set(cmap)  # named here and elsewhere
+    assert 0xF007 not in cmap  # an icon nobody names
+    assert theme.subset_icon_fonts(out, folder, extra={0xF0F3}) == out  # idempotent rule
 
 
 # ------------------------------------------------------------------ page templates
 def _strip_comments(template: str) -> str:
     import re
+
     return re.sub(r"\{#.*?#\}\n?", "", template, flags=re.S)
 
 
@@ -99,19 +109,26 @@ def test_navbar_template_is_the_themes_without_its_hidden_sidebar_toggles():
     """_templates/sections/header.html is the theme's file minus its two toggle buttons:
     after a theme upgrade that changes the file, this fails and the copy is redone."""
     import re
+
     theme = _theme_file("sections", "header.html").read_text(encoding="utf-8")
     ours = (ROOT / "_templates" / "sections" / "header.html").read_text(encoding="utf-8")
     assert "primary-toggle" in theme and "secondary-toggle" in theme
     assert "primary-toggle" not in _strip_comments(ours) and "secondary-toggle" not in _strip_comments(ours)
-    without = re.sub(r'  <button class="pst-navbar-icon sidebar-toggle primary-toggle".*?</button>\n', "",
-                     theme, flags=re.S)
-    without = re.sub(r"  \{% if not remove_sidebar_secondary and secondary_sidebar_items %\}.*?\{% endif %\}\n",
-                     "", without, flags=re.S)
+    without = re.sub(
+        r'  <button class="pst-navbar-icon sidebar-toggle primary-toggle".*?</button>\n', "", theme, flags=re.S
+    )
+    without = re.sub(
+        r"  \{% if not remove_sidebar_secondary and secondary_sidebar_items %\}.*?\{% endif %\}\n",
+        "",
+        without,
+        flags=re.S,
+    )
     assert _strip_comments(ours) == _strip_comments(without)
 
 
 def test_layout_template_keeps_the_themes_head_but_the_search_scripts():
     import re
+
     theme = _theme_file("layout.html").read_text(encoding="utf-8")
     ours = (ROOT / "_templates" / "layout.html").read_text(encoding="utf-8")
     block = re.compile(r"\{%-? block extrahead %\}(.*?)\{%-? endblock extrahead %\}", re.S)
@@ -127,6 +144,7 @@ def test_layout_template_copies_the_themes_css_block_but_the_preloads():
     the script preloads) and with the cut-down stylesheet; ``scripts_end`` the theme's, after
     the first paint but on the search page."""
     import re
+
     theme_layout = _theme_file("layout.html").read_text(encoding="utf-8")
     ours = (ROOT / "_templates" / "layout.html").read_text(encoding="utf-8")
 
@@ -134,14 +152,20 @@ def test_layout_template_copies_the_themes_css_block_but_the_preloads():
         return re.search(r"\{%%-? block %s %%\}(.*?)\{%%-? endblock %s %%\}" % (name, name), text, re.S).group(1)
 
     def code(text: str) -> list[str]:
-        return [line.strip() for line in _strip_comments(text).splitlines()
-                if line.strip() and not line.strip().startswith("<!--") and not line.strip().startswith("-->")
-                and "this give us a css class" not in line]
+        return [
+            line.strip()
+            for line in _strip_comments(text).splitlines()
+            if line.strip()
+            and not line.strip().startswith("<!--")
+            and not line.strip().startswith("-->")
+            and "this give us a css class" not in line
+        ]
 
     theirs, mine = code(block(theme_layout, "css")), code(block(ours, "css"))
     assert "{{ _webpack.head_js_preload() }}" in theirs and "_webpack.head_js_preload" not in "".join(mine)
-    assert [line for line in theirs if "head_js_preload" not in line and "head_pre_assets" not in line] == \
-        [line for line in mine if "head_pre_assets" not in line]
+    assert [line for line in theirs if "head_js_preload" not in line and "head_pre_assets" not in line] == [
+        line for line in mine if "head_pre_assets" not in line
+    ]
     assert "{{ _webpack.body_post() }}" in block(theme_layout, "scripts_end")
     macros = _theme_file("static", "webpack-macros.html").read_text(encoding="utf-8")
     assert "_static/styles/pydata-sphinx-theme.css" in macros and "<script defer src=" in macros
@@ -174,14 +198,16 @@ def test_sidebar_expand_buttons_get_a_name(as_soup):
     keeps its own."""
     from bs4 import BeautifulSoup
 
-    nav = ('<ul><li><details><summary><span class="toctree-toggle" role="presentation">'
-           '<i class="fa-solid fa-chevron-down"></i></span></summary><ul></ul></details></li>'
-           '<li><details><summary>Has text</summary></details></li></ul>')
+    nav = (
+        '<ul><li><details><summary><span class="toctree-toggle" role="presentation">'
+        '<i class="fa-solid fa-chevron-down"></i></span></summary><ul></ul></details></li>'
+        "<li><details><summary>Has text</summary></details></li></ul>"
+    )
     context = {"generate_toctree_html": lambda kind, **kw: BeautifulSoup(nav, "html.parser") if as_soup else nav}
     seqrmt_site._name_nav_toggles(context)
     html = str(context["generate_toctree_html"]("sidebar", startdepth=1))
     summaries = BeautifulSoup(html, "html.parser").find_all("summary")
     assert summaries[0].get("aria-label") == seqrmt_site._NAV_TOGGLE_NAME
     assert summaries[1].get("aria-label") is None and summaries[1].get_text() == "Has text"
-    seqrmt_site._name_nav_toggles(context)          # wrapping twice changes nothing
+    seqrmt_site._name_nav_toggles(context)  # wrapping twice changes nothing
     assert str(context["generate_toctree_html"]("sidebar")).count("aria-label") == 1

@@ -16,6 +16,7 @@ Each check on the built site is also run on a planted defect, and must fail on i
 site is ``_build/html`` (rebuilt when older than its sources, as in ``tests/browser``) or
 ``$SEQRMT_SITE_DIR``.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -34,7 +35,8 @@ from seqrmt_book import reading
 _SENTENCE = re.compile(
     r"Reading time: about (\d+) minutes: ([\d,]+) words at (\d+(?:\.\d+)?) words a minute "
     r"\(the pace of mathematical prose\), (\d+(?:\.\d+)?) s for each of (\d+) display equations, "
-    r"(\d+(?:\.\d+)?) s for each of (\d+) figures")
+    r"(\d+(?:\.\d+)?) s for each of (\d+) figures"
+)
 
 
 def parse_sentence(text: str) -> dict:
@@ -43,8 +45,15 @@ def parse_sentence(text: str) -> dict:
     if m is None:
         raise ValueError("no reading-time sentence")
     g = m.groups()
-    return {"minutes": int(g[0]), "words": int(g[1].replace(",", "")), "wpm": float(g[2]),
-            "spe": float(g[3]), "equations": int(g[4]), "spf": float(g[5]), "figures": int(g[6])}
+    return {
+        "minutes": int(g[0]),
+        "words": int(g[1].replace(",", "")),
+        "wpm": float(g[2]),
+        "spe": float(g[3]),
+        "equations": int(g[4]),
+        "spf": float(g[5]),
+        "figures": int(g[6]),
+    }
 
 
 def follows_rate(s: dict) -> bool:
@@ -73,39 +82,70 @@ PROSE = [
     "Chapter title for the scratch book",
     "Before you start. This page needs nothing.",
     "A first paragraph of prose with exactly twelve words in it, no more.",
-    "A second paragraph names a formula",   # + one inline formula = one word
+    "A second paragraph names a formula",  # + one inline formula = one word
     "Section heading",
     "A list item with six words",
     "A theorem statement of seven words here",
-    "Theorem 1.1 (Scratch result)",      # its heading, written by sphinx-proof
+    "Theorem 1.1 (Scratch result)",  # its heading, written by sphinx-proof
 ]
 HIDDEN = "SOLUTIONWORD appears only in the solution and must never be counted"
 
 
 def _notebook() -> dict:
-    png = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
     md = lambda text, cid: {"cell_type": "markdown", "id": cid, "metadata": {}, "source": text}  # noqa: E731
     cells = [
-        md(f"# {PROSE[0]}\n\n**Before you start.** This page needs nothing.\n\n{PROSE[2]}\n\n"
-           f"{PROSE[3]} $a+b$.\n\n$$\nx = 1\n$$\n\n$$\ny = 2\n$$\n", "a"),
-        {"cell_type": "code", "id": "b", "metadata": {}, "execution_count": 1,
-         "source": "print('code words are not prose at all')",
-         "outputs": [{"output_type": "stream", "name": "stdout", "text": "output words neither\n"},
-                     {"output_type": "display_data", "metadata": {},
-                      "data": {"image/png": png, "text/plain": "<Figure>"}}]},
-        {"cell_type": "code", "id": "c", "metadata": {}, "execution_count": 2, "source": "explorer",
-         "outputs": [{"output_type": "display_data", "metadata": {},
-                      "data": {"application/vnd.jupyter.widget-view+json":
-                               {"model_id": "0" * 32, "version_major": 2, "version_minor": 0},
-                               "text/plain": "Explorer"}}]},
-        md(f"## {PROSE[4]}\n\n* {PROSE[5]}\n\n$$\nz = 3\n$$\n\n"
-           f"```{{prf:theorem}} Scratch result\n:label: thm-scratch\n{PROSE[6]}\n```\n\n"
-           f"```{{exercise}}\n:label: ex-scratch\nDo it.\n```\n\n"
-           f"```{{solution}} ex-scratch\n:class: dropdown\n{HIDDEN}\n```\n", "d"),
+        md(
+            f"# {PROSE[0]}\n\n**Before you start.** This page needs nothing.\n\n{PROSE[2]}\n\n"
+            f"{PROSE[3]} $a+b$.\n\n$$\nx = 1\n$$\n\n$$\ny = 2\n$$\n",
+            "a",
+        ),
+        {
+            "cell_type": "code",
+            "id": "b",
+            "metadata": {},
+            "execution_count": 1,
+            "source": "print('code words are not prose at all')",
+            "outputs": [
+                {"output_type": "stream", "name": "stdout", "text": "output words neither\n"},
+                {"output_type": "display_data", "metadata": {}, "data": {"image/png": png, "text/plain": "<Figure>"}},
+            ],
+        },
+        {
+            "cell_type": "code",
+            "id": "c",
+            "metadata": {},
+            "execution_count": 2,
+            "source": "explorer",
+            "outputs": [
+                {
+                    "output_type": "display_data",
+                    "metadata": {},
+                    "data": {
+                        "application/vnd.jupyter.widget-view+json": {
+                            "model_id": "0" * 32,
+                            "version_major": 2,
+                            "version_minor": 0,
+                        },
+                        "text/plain": "Explorer",
+                    },
+                }
+            ],
+        },
+        md(
+            f"## {PROSE[4]}\n\n* {PROSE[5]}\n\n$$\nz = 3\n$$\n\n"
+            f"```{{prf:theorem}} Scratch result\n:label: thm-scratch\n{PROSE[6]}\n```\n\n"
+            f"```{{exercise}}\n:label: ex-scratch\nDo it.\n```\n\n"
+            f"```{{solution}} ex-scratch\n:class: dropdown\n{HIDDEN}\n```\n",
+            "d",
+        ),
     ]
-    return {"cells": cells, "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                         "language": "python"}},
-            "nbformat": 4, "nbformat_minor": 5}
+    return {
+        "cells": cells,
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
 
 
 @pytest.fixture(scope="module")
@@ -120,10 +160,13 @@ def scratch(tmp_path_factory):
         "extensions = ['myst_nb', 'sphinx_proof', 'sphinx_exercise', 'seqrmt_book.reading']\n"
         "nb_execution_mode = 'off'\n"
         "myst_enable_extensions = ['dollarmath']\n"
-        "suppress_warnings = ['mystnb.unknown_mime_type']\n", encoding="utf-8")
+        "suppress_warnings = ['mystnb.unknown_mime_type']\n",
+        encoding="utf-8",
+    )
     out = src / "_build"
-    app = Sphinx(str(src), str(src), str(out / "html"), str(out / "doctrees"), "html",
-                 status=None, warning=None, freshenv=True)
+    app = Sphinx(
+        str(src), str(src), str(out / "html"), str(out / "doctrees"), "html", status=None, warning=None, freshenv=True
+    )
     app.build()
     return app.env.get_doctree("book/01_scratch"), out / "html"
 
@@ -139,7 +182,7 @@ def test_the_scratch_page_states_what_its_doctree_holds(scratch):
     # with its title "Exercise" added by sphinx-exercise; no code, output or solution word
     expected = sum(reading.count_words(t) for t in PROSE) + 1 + 2 + 1
     assert s["words"] == pytest.approx(expected, abs=3), s
-    assert s["words"] < expected + 9   # the solution (11 words) or code would push it over
+    assert s["words"] < expected + 9  # the solution (11 words) or code would push it over
     assert s["equations"] == 3 and s["figures"] == 2, s
     assert (s["wpm"], s["spe"], s["spf"]) == (100, 20, 30)
     assert follows_rate(s)
@@ -168,10 +211,9 @@ def test_the_index_of_results_shows_numbers_and_titles(scratch):
 
 
 def test_a_wrong_reading_time_is_caught():
-    good = {"minutes": 120, "words": 7100, "wpm": 100, "spe": 20, "equations": 120, "spf": 30,
-            "figures": 20}
+    good = {"minutes": 120, "words": 7100, "wpm": 100, "spe": 20, "equations": 120, "spf": 30, "figures": 20}
     assert follows_rate(good)
-    assert not follows_rate({**good, "minutes": 40})   # a hand-written guess
+    assert not follows_rate({**good, "minutes": 40})  # a hand-written guess
     assert not follows_rate({**good, "words": 2000})
 
 
@@ -201,8 +243,7 @@ def site() -> Path:
         newer = bc.stale_sources()
         if bc.forced_rebuild("site") or newer:
             if os.environ.get("SEQRMT_REBUILD", "") == "0":
-                pytest.fail(f"_build/html is older than {', '.join(newer[:5])} and SEQRMT_REBUILD=0",
-                            pytrace=False)
+                pytest.fail(f"_build/html is older than {', '.join(newer[:5])} and SEQRMT_REBUILD=0", pytrace=False)
             bc.build_book()
             bc.mark_rebuilt("site")
     return bc.BUILD_HTML
@@ -224,16 +265,35 @@ def _prose_soup(path: Path):
     in less than half the time."""
     from bs4 import BeautifulSoup
 
-    html = _FORMULA.sub(lambda m: "" if 'display="true"' in m.group(1) else " formula ",
-                        path.read_text(encoding="utf-8"))
+    html = _FORMULA.sub(
+        lambda m: "" if 'display="true"' in m.group(1) else " formula ", path.read_text(encoding="utf-8")
+    )
     return BeautifulSoup(html, "html.parser")
 
 
 #: Not prose: code cells and their outputs, display math, scripts, the page's chrome and downloads.
-_NOT_PROSE = ("div.cell_input", "div.cell_output", "div.highlight", "pre", "script", "style",
-              "div.math", "mjx-container[display=true]", "nav", "header", "footer",
-              ".bd-sidebar-primary", ".bd-sidebar-secondary", ".header-article", ".prev-next-area",
-              ".dropdown-download-buttons", "a.headerlink", ".seqrmt-livecode", "form", "button")
+_NOT_PROSE = (
+    "div.cell_input",
+    "div.cell_output",
+    "div.highlight",
+    "pre",
+    "script",
+    "style",
+    "div.math",
+    "mjx-container[display=true]",
+    "nav",
+    "header",
+    "footer",
+    ".bd-sidebar-primary",
+    ".bd-sidebar-secondary",
+    ".header-article",
+    ".prev-next-area",
+    ".dropdown-download-buttons",
+    "a.headerlink",
+    ".seqrmt-livecode",
+    "form",
+    "button",
+)
 
 
 def article(soup):
@@ -298,7 +358,7 @@ def test_a_planted_wrong_reading_time_is_caught(site):
     para = soup.select_one("p.seqrmt-reading-time")
     assert para is not None
     text = para.get_text(" ")
-    wrong = parse_sentence(text)["minutes"] + 20           # off by far more than the rounding
+    wrong = parse_sentence(text)["minutes"] + 20  # off by far more than the rounding
     para.string = re.sub(r"about \d+ minutes", f"about {wrong} minutes", text)
     assert reading_time_problems(soup)
 
@@ -316,7 +376,7 @@ def answer_texts(box) -> list[str]:
         radio = opt.select_one("input")
         if radio is not None and radio.get("value") == right:
             label = " ".join(opt.get_text(" ").split())
-            if len(label) >= 12:     # a short option ("yes", "0.5") says nothing by itself
+            if len(label) >= 12:  # a short option ("yes", "0.5") says nothing by itself
                 out.append(label)
     return out
 
@@ -333,8 +393,12 @@ def _text_before(main, box) -> str:
         if el is box:
             break
         if isinstance(el, NavigableString):
-            if any(p.name in _HIDDEN or "self-check-feedback" in (p.get("class") or [])
-                   or "self-check-result" in (p.get("class") or []) for p in el.parents):
+            if any(
+                p.name in _HIDDEN
+                or "self-check-feedback" in (p.get("class") or [])
+                or "self-check-result" in (p.get("class") or [])
+                for p in el.parents
+            ):
                 continue
             parts.append(str(el))
     return " ".join(" ".join(parts).split())
@@ -376,7 +440,9 @@ def test_a_planted_leak_is_caught(site):
 # ------------------------------------------------------------------ prose for readers
 _DEVELOPER = re.compile(
     r"tests/[\w/]*\w+\.py|seqrmt/[\w/]+\.\w+|seqrmt_book/|benchmarks/\w+\.py|scripts/\w+\.py"
-    r"|load average|\b\d+\s*(?:CPU\s*)?cores?\b|\bnproc\b|\bCPU[- ]time\b", re.I)
+    r"|load average|\b\d+\s*(?:CPU\s*)?cores?\b|\bnproc\b|\bCPU[- ]time\b",
+    re.I,
+)
 #: Pages written for programmers: the API reference, the page on how the book is built.
 _DEVELOPER_PAGES = ("api", "status")
 
@@ -389,8 +455,11 @@ def developer_text(soup) -> list[str]:
 
 def _reader_pages(site: Path) -> list[Path]:
     pages = sorted((site / "book").glob("*.html"))
-    return [p for p in pages if not any(p.stem == d or p.stem.startswith(d + "_") or
-                                        p.parent.name == d for d in _DEVELOPER_PAGES)]
+    return [
+        p
+        for p in pages
+        if not any(p.stem == d or p.stem.startswith(d + "_") or p.parent.name == d for d in _DEVELOPER_PAGES)
+    ]
 
 
 def test_prose_names_no_file_or_machine(site):

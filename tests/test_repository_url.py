@@ -1,4 +1,5 @@
 """The public repository URL is defined once (``_config.yml``) and repeated consistently."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -41,7 +42,7 @@ def test_the_install_cells_use_the_configured_url():
         text = _text(path)
         urls = _urls(text)
         assert urls <= {url}, f"{path.name} names {sorted(urls)}, _config.yml says {url}"
-        if "import seqrmt" in text or "from seqrmt" in text:     # not the build status page
+        if "import seqrmt" in text or "from seqrmt" in text:  # not the build status page
             assert f'"git+{url}"' in text, f"{path.name}: no install cell with git+{url}"
 
 

@@ -13,6 +13,7 @@ and ``glue``; here those cells run on their own, and
 * the answers stored by the last build (``_build/jupyter_execute/book/<chapter>.glue.json``),
   which the site shows, are those the package computes now.
 """
+
 from __future__ import annotations
 
 import ast
@@ -48,10 +49,14 @@ def questions(path: Path) -> list[dict]:
             body = m.group(2)
             opts = dict(_OPTION.findall(body))
             inner = _INNER.findall(body)
-            out.append({"options": opts,
-                        "choices": [k for kind, k in inner if kind == "choice"],
-                        "feedback": [k for kind, k in inner if kind == "feedback"],
-                        "glued": _GLUE_TEXT.findall(body)})
+            out.append(
+                {
+                    "options": opts,
+                    "choices": [k for kind, k in inner if kind == "choice"],
+                    "feedback": [k for kind, k in inner if kind == "feedback"],
+                    "glued": _GLUE_TEXT.findall(body),
+                }
+            )
     return out
 
 
@@ -67,8 +72,7 @@ def answers(path: Path) -> dict:
     for cell in cells:
         if cell["cell_type"] == "code" and TAG in cell["metadata"].get("tags", []):
             source = "".join(cell["source"]).replace("from seqrmt.notebook import glue\n", "")
-            exec(compile(source, f"{path.name}:self-check", "exec"),
-                 {"sr": sr, "np": np, "glue": glue})
+            exec(compile(source, f"{path.name}:self-check", "exec"), {"sr": sr, "np": np, "glue": glue})
     return glued
 
 
@@ -85,7 +89,8 @@ def test_chapter_questions_are_complete(path: Path) -> None:
             assert name in glued, f"{path.name}: {key}: the text pastes {name!r}, not glued by a {TAG} cell"
         if q["choices"]:
             assert isinstance(answer, str) and answer in q["choices"], (
-                f"{path.name}: {key} = {answer!r} is not one of the options {q['choices']}")
+                f"{path.name}: {key} = {answer!r} is not one of the options {q['choices']}"
+            )
             assert len(q["choices"]) >= 3, f"{path.name}: {key}: fewer than three options"
             assert set(q["feedback"]) <= {"correct", "otherwise"}
         else:
@@ -98,7 +103,8 @@ def test_chapter_questions_are_complete(path: Path) -> None:
             for k in mistakes:
                 assert k in glued, f"{path.name}: misconception {k!r} is not glued"
                 assert abs(glued[k] - answer) > tol, (
-                    f"{path.name}: misconception {k} = {glued[k]} within {tol} of the answer {answer}")
+                    f"{path.name}: misconception {k} = {glued[k]} within {tol} of the answer {answer}"
+                )
 
 
 #: Numeric answers against closed forms written without seqrmt (the parameters are the
@@ -106,9 +112,9 @@ def test_chapter_questions_are_complete(path: Path) -> None:
 CLOSED_FORMS = {
     "sc0_edge": (1 + math.sqrt(0.25)) ** 2,
     "sc1_kappa": 8 * (1 / 8) ** 2,
-    "sc1_alpha": (4 ** 2 + 8 - 4) / 8 ** 2,
+    "sc1_alpha": (4**2 + 8 - 4) / 8**2,
     "sc2_atom": max(0.0, 1 - 1 / 2.0, 1 - 1 / 0.5),
-    "sc2_var": 0.25 ** 2 * (0.5 + 0.5),
+    "sc2_var": 0.25**2 * (0.5 + 0.5),
     "sc3_pop": 0.25 + math.sqrt(0.25),
     "sc4_best": 4.0,
     "sc5_first": (1 + 1 / 2 + 1 / 3 + 1 / 4) / 4,
@@ -129,8 +135,11 @@ def _stored_glue(executed: Path, keys) -> dict:
     """The values glued under ``keys`` by the last build's execution (myst-nb's
     ``<notebook>.glue.json``; other glued values need not be Python literals)."""
     data = json.loads(executed.with_suffix(".glue.json").read_text(encoding="utf-8"))
-    return {key: ast.literal_eval(entry["data"]["text/plain"]) for key, entry in data.items()
-            if key in keys and "text/plain" in entry.get("data", {})}
+    return {
+        key: ast.literal_eval(entry["data"]["text/plain"])
+        for key, entry in data.items()
+        if key in keys and "text/plain" in entry.get("data", {})
+    }
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=[p.stem for p in CHAPTERS])
@@ -177,8 +186,7 @@ def test_an_explanation_does_not_repeat_the_verdict():
         for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
             if cell["cell_type"] != "markdown":
                 continue
-            for m in re.finditer(r"^:{3,}\{choice\}[^\n]*\n(.*?)\n:{3,}\s*$", "".join(cell["source"]),
-                                 re.S | re.M):
+            for m in re.finditer(r"^:{3,}\{choice\}[^\n]*\n(.*?)\n:{3,}\s*$", "".join(cell["source"]), re.S | re.M):
                 parts = m.group(1).strip().split("\n\n", 1)
                 if len(parts) < 2:
                     continue
@@ -208,8 +216,8 @@ def test_no_answer_shows_before_its_question_is_answered(path: Path) -> None:
     shown = {m.start(): set(_GLUE_TEXT.findall(_visible(m.group(2)))) for m in found}
     for m in found:
         key = dict(_OPTION.findall(m.group(2)))["answer"]
-        assert key not in _GLUE_TEXT.findall(text[:m.start()]), (
-            f"{path.name}: the answer {key!r} is pasted above its question")
+        assert key not in _GLUE_TEXT.findall(text[: m.start()]), (
+            f"{path.name}: the answer {key!r} is pasted above its question"
+        )
         for start, keys in shown.items():
-            assert key not in keys, (
-                f"{path.name}: the answer {key!r} shows in the text of a question")
+            assert key not in keys, f"{path.name}: the answer {key!r} shows in the text of a question"

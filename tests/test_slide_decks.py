@@ -19,6 +19,7 @@
 The decks are executed and rendered by ``scripts/build_slides.py``; the rendered decks
 are checked in a browser by ``tests/browser/test_slides.py``.
 """
+
 from __future__ import annotations
 
 import ast
@@ -72,8 +73,12 @@ def _calls(code: str) -> list[str]:
         tree = ast.parse("\n".join(l for l in code.splitlines() if not l.lstrip().startswith(("%", "!"))))
     out = []
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == "srp"):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "srp"
+        ):
             out.append(ast.unparse(node))
     return out
 
@@ -95,8 +100,7 @@ def test_every_chapter_has_a_deck():
 
 def test_every_numbered_chapter_is_required():
     """The chapters that must have a deck are every numbered page of the table of contents."""
-    numbered = [Path(f).name.removesuffix(".ipynb") for f in toc_pages()
-                if re.match(r"^book/\d", f)]
+    numbered = [Path(f).name.removesuffix(".ipynb") for f in toc_pages() if re.match(r"^book/\d", f)]
     assert toc_chapters() == numbered
     assert "08_learned_attention" in toc_chapters()
 
@@ -110,14 +114,13 @@ def test_decks_have_a_chapter():
 def test_deck_structure(deck):
     build = _build_module()
     cells = _cells(SLIDES / f"{deck}.ipynb")
-    kinds = [build.slide_type(c) for c in cells]          # raises on an unknown slide_type
+    kinds = [build.slide_type(c) for c in cells]  # raises on an unknown slide_type
     shown = [k for k in kinds if k != "skip"]
     n_slides = sum(1 for i, k in enumerate(shown) if i == 0 or k in ("slide", "subslide"))
     assert n_slides >= 8, f"{deck}: {n_slides} slides, at least 8 required"
     for i, c in enumerate(cells):
         if c["cell_type"] == "code":
-            assert not c.get("outputs") and c.get("execution_count") is None, \
-                f"{deck}: cell {i} is stored with outputs"
+            assert not c.get("outputs") and c.get("execution_count") is None, f"{deck}: cell {i} is stored with outputs"
         assert c.get("id"), f"{deck}: cell {i} has no id"
         assert "alt" not in c["metadata"], f"{deck}: cell {i} types an alt text (use set_alt in the plot)"
 
@@ -133,11 +136,16 @@ def test_deck_figures_are_the_chapters(deck):
         for call in calls:
             assert call in chapter, (
                 f"{deck}: cell {i} calls {call}, which book/{deck}.ipynb never calls with these "
-                "arguments: a deck must show the chapter's own figures")
+                "arguments: a deck must show the chapter's own figures"
+            )
         # the last expression of the cell is what the cell displays
         body = ast.parse(_src(cell)).body
-        shows_figure = (body and isinstance(body[-1], ast.Expr) and isinstance(body[-1].value, ast.Call)
-                        and _calls(ast.unparse(body[-1].value))[:1] == [ast.unparse(body[-1].value)])
+        shows_figure = (
+            body
+            and isinstance(body[-1], ast.Expr)
+            and isinstance(body[-1].value, ast.Call)
+            and _calls(ast.unparse(body[-1].value))[:1] == [ast.unparse(body[-1].value)]
+        )
         if shows_figure:
             figures += 1
     assert figures >= 2, f"{deck}: {figures} figures, at least 2 required"
@@ -187,8 +195,7 @@ def test_a_wrong_star_level_is_caught():
     deck = "03_bbp"
     text = "\n".join(_src(c) for c in _cells(SLIDES / f"{deck}.ipynb") if c["cell_type"] == "markdown")
     label, stars = next((k, v) for k, v in book_exercises(deck).items() if len(v) == 3)
-    planted = re.sub(r"\[★+ ([^\]]*\]\(\.\./book/03_bbp\.html#" + re.escape(label) + r"\))",
-                     r"[★★ \1", text)
+    planted = re.sub(r"\[★+ ([^\]]*\]\(\.\./book/03_bbp\.html#" + re.escape(label) + r"\))", r"[★★ \1", text)
     assert planted != text
     assert any(label in m for m in star_mismatches(planted, deck))
     dropped = re.sub(r"^\* \[[^\n]*#" + re.escape(label) + r"\)\n", "", text, flags=re.M)
@@ -218,10 +225,11 @@ def test_notes_are_rendered_as_reveal_asides():
     import nbformat
 
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell("## A slide", metadata={"slideshow": {"slide_type": "slide"}}),
-                nbformat.v4.new_markdown_cell("Say this out loud.",
-                                              metadata={"slideshow": {"slide_type": "notes"}}),
-                nbformat.v4.new_markdown_cell("## Next", metadata={"slideshow": {"slide_type": "slide"}})]
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("## A slide", metadata={"slideshow": {"slide_type": "slide"}}),
+        nbformat.v4.new_markdown_cell("Say this out loud.", metadata={"slideshow": {"slide_type": "notes"}}),
+        nbformat.v4.new_markdown_cell("## Next", metadata={"slideshow": {"slide_type": "slide"}}),
+    ]
     sections = build.deck_slides(nb, "scratch")
     assert len(sections) == 2
     assert re.search(r'<aside class="notes">\s*<p>Say this out loud\.</p>\s*</aside>', sections[0])

@@ -4,6 +4,7 @@
 ``context["sourcename"]``, which sphinx-book-theme's launch buttons read; the local extension
 ``seqrmt_editions`` keeps both from breaking the build.  A small site with the book's theme,
 launch buttons and extensions is built in a folder outside any git work tree."""
+
 from __future__ import annotations
 
 import json
@@ -18,11 +19,14 @@ ROOT = Path(__file__).resolve().parents[1]
 from seqrmt_book import editions as seqrmt_editions
 
 NOTEBOOK = {
-    "cells": [{"cell_type": "markdown", "id": "a", "metadata": {}, "source": ["# A chapter\n", "\n", "Text."]},
-              {"cell_type": "code", "id": "b", "metadata": {}, "execution_count": None, "outputs": [],
-               "source": ["1 + 1"]}],
+    "cells": [
+        {"cell_type": "markdown", "id": "a", "metadata": {}, "source": ["# A chapter\n", "\n", "Text."]},
+        {"cell_type": "code", "id": "b", "metadata": {}, "execution_count": None, "outputs": [], "source": ["1 + 1"]},
+    ],
     "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
-    "nbformat": 4, "nbformat_minor": 5}
+    "nbformat": 4,
+    "nbformat_minor": 5,
+}
 
 
 def _site(folder: Path, *, with_editions: bool) -> Path:
@@ -39,14 +43,19 @@ def _site(folder: Path, *, with_editions: bool) -> Path:
         "html_theme_options = {'repository_url': 'https://github.com/seqrmt/seqrmt',\n"
         "    'use_repository_button': True,\n"
         "    'launch_buttons': {'binderhub_url': 'https://mybinder.org',\n"
-        "                       'colab_url': 'https://colab.research.google.com'}}\n")
+        "                       'colab_url': 'https://colab.research.google.com'}}\n"
+    )
     return src
 
 
 def _build(src: Path) -> subprocess.CompletedProcess:
     """``sphinx-build -W`` in its own process (as the book's build runs)."""
-    return subprocess.run([sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(src),
-                           str(src / "_build" / "html")], capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(src), str(src / "_build" / "html")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 @pytest.fixture
@@ -61,7 +70,7 @@ def test_a_copy_without_git_builds_with_the_book_extensions(outside_git):
     run = _build(src)
     assert run.returncode == 0, run.stderr
     page = (src / "_build" / "html" / "chapter.html").read_text(encoding="utf-8")
-    assert "mybinder.org" in page and "colab.research.google.com" in page   # launch buttons made
+    assert "mybinder.org" in page and "colab.research.google.com" in page  # launch buttons made
     assert "Version 1.0" in page or "version 1.0" in page
 
 

@@ -1,4 +1,5 @@
 """Tests of the bulk law ``kappa (MP_delta boxtimes MP_gamma)`` (Theorem 1) in :mod:`seqrmt.spectrum`."""
+
 from __future__ import annotations
 
 
@@ -8,8 +9,17 @@ from hypothesis import given, settings, strategies as st
 from scipy import integrate
 
 from seqrmt import spectrum as sp
-from seqrmt.spectrum import (BulkLaw, bulk_atom, bulk_density, bulk_edges, bulk_moment,
-                             bulk_stieltjes, mp_density, mp_edges, mp_stieltjes)
+from seqrmt.spectrum import (
+    BulkLaw,
+    bulk_atom,
+    bulk_density,
+    bulk_edges,
+    bulk_moment,
+    bulk_stieltjes,
+    mp_density,
+    mp_edges,
+    mp_stieltjes,
+)
 
 RATIOS = [0.01, 0.25, 0.5, 1.0, 1.5, 3.0]
 GRID = [(d, g) for d in RATIOS for g in RATIOS]
@@ -45,11 +55,12 @@ def _simulate(delta, gamma, kappa, d, rng):
     A = rng.standard_normal((V, N)) / np.sqrt(N)
     M = X @ A
     ev = np.linalg.eigvalsh(kappa * (M @ M.T))
-    ev[ev < 1e-9 * ev.max()] = 0.0      # numerical zeros of the rank-deficient case
+    ev[ev < 1e-9 * ev.max()] = 0.0  # numerical zeros of the rank-deficient case
     return ev
 
 
 # ---------------------------------------------------------------------------- mass and moments
+
 
 @pytest.mark.parametrize("delta,gamma", GRID)
 def test_mass_is_one_minus_atom(delta, gamma):
@@ -67,8 +78,9 @@ def test_moments_integration_vs_exact(delta, gamma):
     kappa = 1.7
     left, right = bulk_edges(delta, gamma, kappa)
     ks = np.arange(1, 7)
-    num = integrate.quad_vec(lambda x: x**ks * bulk_density(x, delta, gamma, kappa), left, right,
-                             epsabs=1e-13, epsrel=1e-11, limit=2000)[0]
+    num = integrate.quad_vec(
+        lambda x: x**ks * bulk_density(x, delta, gamma, kappa), left, right, epsabs=1e-13, epsrel=1e-11, limit=2000
+    )[0]
     exact = [bulk_moment(k, delta, gamma, kappa) for k in ks]
     np.testing.assert_allclose(num, exact, rtol=1e-7)
     assert bulk_moment(1, delta, gamma, kappa) == pytest.approx(kappa, rel=1e-14)
@@ -101,6 +113,7 @@ def test_law_mean_var_moment():
 
 # ---------------------------------------------------------------------------- density
 
+
 @pytest.mark.parametrize("delta,gamma", [(0.5, 0.25), (2.0, 0.5), (1.0, 1.0), (0.01, 3.0), (1.0, 2.0), (2.0, 2.0)])
 def test_density_matches_pointwise_numpy_roots(delta, gamma):
     left, right = bulk_edges(delta, gamma)
@@ -118,7 +131,9 @@ def test_edges_are_where_density_vanishes(delta, gamma):
     assert np.all(inside > 0)
     assert np.all(outside == 0)
     # independently: the cubic has a complex pair just inside and only real roots just outside
-    for x, has_pair in [(right - eps, True), (right + eps, False)] + ([(left + eps, True), (left - eps, False)] if left > 0 else []):
+    for x, has_pair in [(right - eps, True), (right + eps, False)] + (
+        [(left + eps, True), (left - eps, False)] if left > 0 else []
+    ):
         r = np.roots([delta * gamma, delta + gamma + delta * gamma, 1 + delta + gamma - x, 1.0])
         assert (np.max(np.abs(r.imag)) > 1e-9) == has_pair
 
@@ -128,7 +143,7 @@ def test_hard_edges():
     for d, g in [(1.0, 0.5), (0.3, 1.0), (1.0, 1.0), (2.0, 2.0), (3.0, 3.0)]:
         left, _ = bulk_edges(d, g)
         assert left == 0.0
-        assert bulk_density(1e-10, d, g)[()] > 1e3          # diverges at 0
+        assert bulk_density(1e-10, d, g)[()] > 1e3  # diverges at 0
     # delta = 1 < gamma: the compression by A moves the left edge away from 0
     left, _ = bulk_edges(1.0, 3.0)
     assert left == pytest.approx(0.25)
@@ -188,6 +203,7 @@ def test_both_ratios_zero_is_point_mass():
 
 # ---------------------------------------------------------------------------- atom
 
+
 @pytest.mark.parametrize("delta,gamma", [(0.5, 0.5), (2.0, 0.5), (0.5, 4.0), (2.0, 2.0), (1.0, 1.0)])
 def test_atom_matches_rank(delta, gamma):
     d = 200
@@ -199,6 +215,7 @@ def test_atom_matches_rank(delta, gamma):
 
 
 # ---------------------------------------------------------------------------- cdf / ppf / rvs
+
 
 @pytest.mark.parametrize("delta,gamma", [(0.5, 0.25), (3.0, 0.5), (1.0, 1.0), (1.5, 1.5), (1.0, 3.0), (0.0, 2.0)])
 def test_cdf_properties_and_ppf(delta, gamma):
@@ -250,7 +267,10 @@ def test_law_agrees_with_functions_and_repr():
 
 # ---------------------------------------------------------------------------- Stieltjes
 
-@pytest.mark.parametrize("delta,gamma,kappa", [(0.5, 0.25, 1.0), (2.0, 0.5, 1.5), (1.0, 1.0, 1.0), (3.0, 3.0, 0.7), (1.0, 3.0, 2.0)])
+
+@pytest.mark.parametrize(
+    "delta,gamma,kappa", [(0.5, 0.25, 1.0), (2.0, 0.5, 1.5), (1.0, 1.0, 1.0), (3.0, 3.0, 0.7), (1.0, 3.0, 2.0)]
+)
 def test_stieltjes_matches_integration(delta, gamma, kappa):
     law = BulkLaw(delta, gamma, kappa)
     left, right = law.support()
@@ -259,6 +279,7 @@ def test_stieltjes_matches_integration(delta, gamma, kappa):
         zs.append(left / 2)
     zs = np.array(zs, dtype=complex)
     G = bulk_stieltjes(zs, delta, gamma, kappa)
+
     # one vector-valued adaptive quadrature for all z (real and imaginary parts stacked), in
     # theta with x = left + (right - left) ((1 - cos theta)/2)^(3/2), which tames the edges
     def x_of(th):
@@ -270,12 +291,13 @@ def test_stieltjes_matches_integration(delta, gamma, kappa):
         w = law.pdf(x) * dx / (zs - x)
         return np.concatenate([w.real, w.imag])
 
-    th_mid = np.arccos(1 - 2 * 0.5 ** (2 / 3))        # x(th_mid) = (left + right)/2
+    th_mid = np.arccos(1 - 2 * 0.5 ** (2 / 3))  # x(th_mid) = (left + right)/2
     cuts = [0.0, th_mid - 1e-3, th_mid + 1e-3, np.pi]
-    parts = [integrate.quad_vec(f, a, b, epsabs=1e-13, epsrel=1e-11, limit=2000)[0]
-             for a, b in zip(cuts[:-1], cuts[1:])]
+    parts = [
+        integrate.quad_vec(f, a, b, epsabs=1e-13, epsrel=1e-11, limit=2000)[0] for a, b in zip(cuts[:-1], cuts[1:])
+    ]
     tot = np.sum(parts, axis=0)
-    ref = tot[: zs.size] + 1j * tot[zs.size:] + (law.atom / zs if law.atom > 0 else 0)
+    ref = tot[: zs.size] + 1j * tot[zs.size :] + (law.atom / zs if law.atom > 0 else 0)
     np.testing.assert_allclose(G, ref, rtol=1e-6)
     # Herglotz sign and conjugate symmetry
     z = np.array([1 + 1j, 3 + 0.01j, -2 + 5j])
@@ -296,7 +318,10 @@ def test_stieltjes_boundary_value_is_density():
 
 # ---------------------------------------------------------------------------- simulation
 
-@pytest.mark.parametrize("delta,gamma,kappa", [(0.5, 0.25, 1.0), (2.0, 0.5, 1.0), (1.0, 1.0, 1.0), (0.5, 2.0, 2.0), (1.5, 1.5, 0.5)])
+
+@pytest.mark.parametrize(
+    "delta,gamma,kappa", [(0.5, 0.25, 1.0), (2.0, 0.5, 1.0), (1.0, 1.0, 1.0), (0.5, 2.0, 2.0), (1.5, 1.5, 0.5)]
+)
 def test_agrees_with_simulation(delta, gamma, kappa):
     ev = _simulate(delta, gamma, kappa, 400, np.random.default_rng(2026))
     assert _ks(ev, BulkLaw(delta, gamma, kappa)) < 0.02
@@ -305,10 +330,10 @@ def test_agrees_with_simulation(delta, gamma, kappa):
 # ------------------------------------------------------------- vectorization
 # Speed is measured as a ratio in benchmarks/bench_bulk.py, not timed here.
 
+
 def test_vectorized_density_matches_pointwise_roots():
     x = np.linspace(0.05, 3.0, 200)
-    np.testing.assert_allclose(bulk_density(x, 0.5, 0.25), _roots_density(x, 0.5, 0.25),
-                               rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(bulk_density(x, 0.5, 0.25), _roots_density(x, 0.5, 0.25), rtol=1e-8, atol=1e-12)
     grid = x.reshape(20, 10)
     assert bulk_density(grid, 0.5, 0.25).shape == grid.shape
 
@@ -339,11 +364,12 @@ def test_property_pdf_mass_cdf(delta, gamma, kappa):
 def test_property_moments_and_symmetry(delta, gamma):
     assert bulk_moment(2, delta, gamma) == pytest.approx(1 + delta + gamma, rel=1e-13)
     assert bulk_edges(delta, gamma) == pytest.approx(bulk_edges(gamma, delta), rel=1e-12, abs=1e-15)
-    x = np.linspace(0, bulk_edges(delta, gamma)[1], 50)[1:-1]   # the edges agree to rounding only
+    x = np.linspace(0, bulk_edges(delta, gamma)[1], 50)[1:-1]  # the edges agree to rounding only
     np.testing.assert_allclose(bulk_density(x, delta, gamma), bulk_density(x, gamma, delta), rtol=1e-8, atol=1e-10)
 
 
 # ---------------------------------------------------------------------------- validation
+
 
 def _calls(delta=0.5, gamma=0.5, kappa=1.0):
     return [
@@ -356,16 +382,19 @@ def _calls(delta=0.5, gamma=0.5, kappa=1.0):
 
 
 @pytest.mark.parametrize("i", range(5))
-@pytest.mark.parametrize("kw,exc,name", [
-    ({"delta": -0.1}, ValueError, "delta"),
-    ({"gamma": float("nan")}, ValueError, "gamma"),
-    ({"gamma": float("inf")}, ValueError, "gamma"),
-    ({"kappa": 0.0}, ValueError, "kappa"),
-    ({"kappa": -1.0}, ValueError, "kappa"),
-    ({"delta": True}, TypeError, "delta"),
-    ({"gamma": "0.5"}, TypeError, "gamma"),
-    ({"kappa": None}, TypeError, "kappa"),
-])
+@pytest.mark.parametrize(
+    "kw,exc,name",
+    [
+        ({"delta": -0.1}, ValueError, "delta"),
+        ({"gamma": float("nan")}, ValueError, "gamma"),
+        ({"gamma": float("inf")}, ValueError, "gamma"),
+        ({"kappa": 0.0}, ValueError, "kappa"),
+        ({"kappa": -1.0}, ValueError, "kappa"),
+        ({"delta": True}, TypeError, "delta"),
+        ({"gamma": "0.5"}, TypeError, "gamma"),
+        ({"kappa": None}, TypeError, "kappa"),
+    ],
+)
 def test_validation(i, kw, exc, name):
     with pytest.raises(exc, match=name):
         _calls(**kw)[i]()
@@ -399,10 +428,21 @@ def test_validation_atom_and_arrays():
 
 
 def test_all_exports():
-    for name in ["bulk_density", "bulk_edges", "bulk_atom", "bulk_stieltjes", "bulk_moment", "BulkLaw",
-                 "mp_edges", "mp_density", "mp_stieltjes", "mp_stieltjes_derivative"]:
+    for name in [
+        "bulk_density",
+        "bulk_edges",
+        "bulk_atom",
+        "bulk_stieltjes",
+        "bulk_moment",
+        "BulkLaw",
+        "mp_edges",
+        "mp_density",
+        "mp_stieltjes",
+        "mp_stieltjes_derivative",
+    ]:
         assert name in sp.__all__
         import seqrmt
+
         assert getattr(seqrmt, name) is getattr(sp, name)
 
 
@@ -416,8 +456,11 @@ def test_stieltjes_on_support_with_one_ratio_zero(delta, gamma, kappa):
     x = np.linspace(lo, hi, 41)[1:-1]
     f = mp_density(x, c, kappa)
     assert np.all(f > 0)
-    for G in (bulk_stieltjes(x, delta, gamma, kappa), BulkLaw(delta, gamma, kappa).stieltjes(x),
-              mp_stieltjes(x, c, kappa)):
+    for G in (
+        bulk_stieltjes(x, delta, gamma, kappa),
+        BulkLaw(delta, gamma, kappa).stieltjes(x),
+        mp_stieltjes(x, c, kappa),
+    ):
         assert np.all(G.imag < 0)
         np.testing.assert_allclose(-G.imag / np.pi, f, rtol=1e-10)
         # continuity from the upper half-plane (the general complex branch)
@@ -429,13 +472,16 @@ def test_mp_stieltjes_and_derivative_against_integration(c, s):
     # G(z) = int dnu(t)/(z - t) and G'(z) = -int dnu(t)/(z - t)^2 for s MP_c, integrated
     # from the closed-form density (plus the atom 1 - 1/c at 0 when c > 1)
     from seqrmt.spectrum import mp_stieltjes_derivative
+
     lo, hi = mp_edges(c, s)
     atom = max(0.0, 1 - 1 / c)
     for z in (hi * 1.3, hi + 0.05, 3.0 + 1.0j, 0.5 * (lo + hi) + 0.2j, -1.0 + 0.5j):
+
         def integral(power):
             re = _quad(lambda t: (mp_density(t, c, s) / (z - t) ** power).real, lo, hi)
             im = _quad(lambda t: (mp_density(t, c, s) / (z - t) ** power).imag, lo, hi)
             return re + 1j * im + atom / z**power
+
         assert complex(mp_stieltjes(z, c, s)) == pytest.approx(integral(1), rel=1e-7)
         assert complex(mp_stieltjes_derivative(z, c, s)) == pytest.approx(-integral(2), rel=1e-6)
 
@@ -451,6 +497,8 @@ def test_stieltjes_at_zero_with_one_ratio_zero():
         inv_mean = _quad(lambda t: mp_density(t, c, kappa) / t, lo, hi)
         assert g0.real == pytest.approx(-inv_mean, rel=1e-7)
         # away from 0 it is the Marchenko-Pastur transform (not the value at 0)
-        assert bulk_stieltjes(1.0 + 0j, delta, gamma, kappa)[()] == pytest.approx(complex(mp_stieltjes(1.0 + 0j, c, kappa)))
+        assert bulk_stieltjes(1.0 + 0j, delta, gamma, kappa)[()] == pytest.approx(
+            complex(mp_stieltjes(1.0 + 0j, c, kappa))
+        )
     for delta, gamma in [(1.0, 0.0), (0.0, 1.0), (0.0, 2.0)]:
         assert np.isinf(bulk_stieltjes(0.0, delta, gamma, 1.5)[()].real)

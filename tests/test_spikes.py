@@ -2,6 +2,7 @@
 numerical root finding on the Marchenko-Pastur Stieltjes transform, the continuity of
 the map at the sample threshold, vectorization, critical parameters, and the
 finite-table corrections."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -19,6 +20,7 @@ GRID = [(0.5, 0.5, 1.0), (0.25, 2.0, 0.3), (2.0, 0.25, 1.7), (3.0, 4.0, 0.0625),
 
 
 # --- independent numerics from the Stieltjes transform of H = kappa MP_delta -----------
+
 
 def G(lam, delta, kappa):
     return float(np.real(sr.mp_stieltjes(lam, delta, kappa)))
@@ -171,12 +173,18 @@ def test_sample_location_at_threshold_is_bulk_edge(delta, gamma, kappa):
 
 
 def test_spike_curve_broadcasting():
-    theta = np.linspace(0.1, 5, 4)[:, None]          # (4, 1)
-    delta = np.array([0.3, 1.0, 2.5])                 # (3,)
-    kappa = np.array([[0.5]])                          # (1, 1)
+    theta = np.linspace(0.1, 5, 4)[:, None]  # (4, 1)
+    delta = np.array([0.3, 1.0, 2.5])  # (3,)
+    kappa = np.array([[0.5]])  # (1, 1)
     c = sr.spike_curve(theta, delta, 0.7, kappa)
-    for field in ("population_exists", "population_location", "population_overlap",
-                  "sample_exists", "sample_location", "sample_overlap"):
+    for field in (
+        "population_exists",
+        "population_location",
+        "population_overlap",
+        "sample_exists",
+        "sample_location",
+        "sample_overlap",
+    ):
         assert np.shape(getattr(c, field)) == (4, 3), field
     assert c.overlap.shape == (4, 3)
     for i in range(4):
@@ -199,7 +207,7 @@ def test_spike_curve_monotone_in_theta(delta, gamma, kappa):
     assert np.all(np.diff(c.sample_location) >= -tol)
     assert np.all(np.diff(c.population_overlap) >= -1e-12)
     assert np.all(np.diff(c.overlap) >= -1e-12)
-    assert np.all(np.diff(c.sample_exists.astype(int)) >= 0)       # once there, stays
+    assert np.all(np.diff(c.sample_exists.astype(int)) >= 0)  # once there, stays
     assert np.all(c.sample_exists <= c.population_exists)
     assert np.all((c.overlap >= 0) & (c.overlap <= 1))
     assert np.all(np.isfinite(c.sample_location))
@@ -210,8 +218,7 @@ def test_spike_curve_monotone_in_theta(delta, gamma, kappa):
 # ---------------------------------------------------------------------------
 
 R16 = sr.prefix_correlation(16, 4)
-WEIGHTS = {"mean": sr.mean_weights(16), "optimal": sr.optimal_weights(R16),
-           "causal": sr.causal_weights(16, 0.0)}
+WEIGHTS = {"mean": sr.mean_weights(16), "optimal": sr.optimal_weights(R16), "causal": sr.causal_weights(16, 0.0)}
 EPS = 1e-6
 
 
@@ -265,11 +272,14 @@ def test_critical_gamma_and_N(wname, finite_table, delta, beta):
     d = 400
     V = int(round(d / delta))
     assert sr.critical_N(d, V, w, R16, beta, finite_table=finite_table) == pytest.approx(
-        d / sr.critical_gamma(d / V, w, R16, beta, finite_table=finite_table), rel=1e-12)
+        d / sr.critical_gamma(d / V, w, R16, beta, finite_table=finite_table), rel=1e-12
+    )
 
 
-@pytest.mark.parametrize("finite_table, beta, stage", [(True, 0.0, "sample"), (False, 1.0, "sample"),
-                                                        (True, 0.0, "population"), (False, 1.0, "population")])
+@pytest.mark.parametrize(
+    "finite_table, beta, stage",
+    [(True, 0.0, "sample"), (False, 1.0, "sample"), (True, 0.0, "population"), (False, 1.0, "population")],
+)
 def test_critical_delta_consistent_with_predict(finite_table, beta, stage):
     w = WEIGHTS["mean"]
     roots = sr.critical_delta(0.5, w, R16, beta, stage=stage, finite_table=finite_table)
@@ -392,10 +402,9 @@ def test_zero_noise_table_is_the_idealized_statement():
 
 def test_realized_zbar_norm_sets_mean_outlier():
     # mean spike sigma_w^2 ||zbar||^2 on kappa MP_delta: its outlier grows with ||zbar||^2
-    w = 0.5 * np.ones(16)            # sigma_w = 8, kappa = 4
+    w = 0.5 * np.ones(16)  # sigma_w = 8, kappa = 4
     delta, gamma = 0.5, 0.5
-    vals = [sr.predict(delta, gamma, w, R16, 1.0, centered=False, zbar_norm2=z).mean_outlier
-            for z in (0.4, 0.5, 0.6)]
+    vals = [sr.predict(delta, gamma, w, R16, 1.0, centered=False, zbar_norm2=z).mean_outlier for z in (0.4, 0.5, 0.6)]
     for z, v in zip((0.4, 0.5, 0.6), vals):
         c = sr.spike_curve(64.0 * z, delta, gamma, 4.0)
         assert v == pytest.approx(float(c.sample_location), rel=1e-12)
@@ -418,8 +427,9 @@ def test_mean_outlier_with_sigma_w_not_one_against_simulation():
     res, ovl = [], []
     for seed in range(6):
         sim = sr.simulate(d, V, N, w, R16, 1.0, centered=False, seed=seed)
-        p = sr.predict(delta, gamma, w, R16, 1.0, centered=False,
-                       zbar_norm2=sim.zbar_norm2, delta_norm2=sim.delta_norm2)
+        p = sr.predict(
+            delta, gamma, w, R16, 1.0, centered=False, zbar_norm2=sim.zbar_norm2, delta_norm2=sim.delta_norm2
+        )
         assert p.mean_outlier is not None
         s = 2 * np.sqrt(64.0 * sim.zbar_norm2 * 4.0 / N)
         res.append((sim.eigenvalues[0] - p.mean_outlier) / s)
@@ -440,12 +450,13 @@ def test_spike_norm2_variance_closed_form():
     # V ||mu + Delta||^2 is a non-central chi-square with d degrees of freedom and
     # non-centrality V beta (Delta ~ N(0, I_d / V)): an independent closed form from scipy
     from scipy import stats
+
     for d, V, beta in [(400, 400, 1.5), (30, 12, 0.0), (800, 1600, 2.0), (7, 100, 10.0)]:
         law = stats.ncx2(df=d, nc=V * beta) if beta > 0 else stats.chi2(df=d)
         assert sr.spike_norm2_variance(d, V, beta) == pytest.approx(law.var() / V**2, rel=1e-12)
         assert law.mean() / V == pytest.approx(beta + d / V, rel=1e-12)
     # the cross term 4 beta / V dominates the chi-square term 2 d / V^2 exactly when 2 beta > delta
-    d, V = 400, 400                       # delta = 1
+    d, V = 400, 400  # delta = 1
     for beta, dominant in ((0.4, False), (0.6, True), (1.5, True)):
         cross = sr.spike_norm2_variance(d, V, beta) - sr.spike_norm2_variance(d, V, 0.0)
         assert (cross > sr.spike_norm2_variance(d, V, 0.0)) == dominant
@@ -471,7 +482,7 @@ def test_spike_norm2_variance_monte_carlo(d, V, beta):
     var = sr.spike_norm2_variance(d, V, beta)
     assert s.var(ddof=1) == pytest.approx(var, rel=5 * rel_sd)
     assert s.mean() == pytest.approx(beta + d / V, abs=5 * np.sqrt(var / n))
-    if beta > 0:    # the chi-square part alone would be far outside that band
+    if beta > 0:  # the chi-square part alone would be far outside that band
         assert abs(s.var(ddof=1) / sr.spike_norm2_variance(d, V, 0.0) - 1) > 5 * rel_sd
 
 
@@ -481,8 +492,11 @@ def test_predict_spike_norm2_at_its_limit_is_the_default(centered, beta):
     w = WEIGHTS["causal"]
     delta, gamma = 0.5, 0.5
     p = sr.predict(delta, gamma, w, R16, beta, centered=centered)
-    for kw in (dict(spike_norm2=beta + delta), dict(spike_norm2=beta + delta, delta_norm2=delta),
-               dict(delta_norm2=delta)):
+    for kw in (
+        dict(spike_norm2=beta + delta),
+        dict(spike_norm2=beta + delta, delta_norm2=delta),
+        dict(delta_norm2=delta),
+    ):
         q = sr.predict(delta, gamma, w, R16, beta, centered=centered, **kw)
         for f in dataclasses.fields(p):
             a, b = getattr(p, f.name), getattr(q, f.name)
@@ -562,4 +576,4 @@ def test_predict_rejects_contradictory_realized_norms():
     for s2 in ((1 - np.sqrt(0.5)) ** 2, (1 + np.sqrt(0.5)) ** 2):
         p = sr.predict(0.5, 0.5, w, R16, 1.0, spike_norm2=s2, delta_norm2=0.5)
         eta = float(sr.spike_curve(p.theta, 0.5, 0.5, sr.kappa(w)).overlap)
-        assert p.overlap == pytest.approx(eta, rel=1e-9)          # u_tilde = u
+        assert p.overlap == pytest.approx(eta, rel=1e-9)  # u_tilde = u

@@ -4,6 +4,7 @@ runs in that environment and what is taken from the development environment's ex
 same notebook).  One file, so that one worker makes the readers' environment and the installed
 layer while the other runs other tests (two files started side by side left the second worker
 waiting about a minute on the lock)."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,5 +1,6 @@
 """Tests of :mod:`seqrmt.toolkit`: Marchenko-Pastur as a distribution, Stieltjes inversion,
 the R- and S-transforms of MP, and the classic BBP transition of the white spiked model."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -30,14 +31,14 @@ def test_mp_mean_one_variance_gamma(gamma):
     a, b = sr.mp_edges(gamma)
     m1 = _quad(lambda x: x * float(sr.mp_density(x, gamma)), a, b)
     m2 = _quad(lambda x: x * x * float(sr.mp_density(x, gamma)), a, b)
-    assert m1 == pytest.approx(1.0, abs=1e-8)          # the atom at 0 adds nothing to moments
+    assert m1 == pytest.approx(1.0, abs=1e-8)  # the atom at 0 adds nothing to moments
     assert m2 - m1**2 == pytest.approx(gamma, abs=1e-8)
 
 
 def test_mp_edges_and_atom_of_the_distribution_object():
-    law = sr.BulkLaw(0.0, 2.0)                          # MP_2 as a distribution
+    law = sr.BulkLaw(0.0, 2.0)  # MP_2 as a distribution
     assert law.support() == pytest.approx(sr.mp_edges(2.0))
-    assert float(law.cdf(0.0)) == pytest.approx(0.5)   # atom 1 - 1/gamma
+    assert float(law.cdf(0.0)) == pytest.approx(0.5)  # atom 1 - 1/gamma
 
 
 @pytest.mark.parametrize("gamma", [0.25, 0.5, 2.0])
@@ -54,11 +55,11 @@ def test_simulated_wishart_follows_mp(gamma):
 def test_stieltjes_inversion_recovers_the_density(gamma):
     a, b = sr.mp_edges(gamma)
     x = np.linspace(a, b, 41)[1:-1]
-    G = lambda z: sr.mp_stieltjes(z, gamma)               # noqa: E731
+    G = lambda z: sr.mp_stieltjes(z, gamma)  # noqa: E731
     f = sr.mp_density(x, gamma)
     errs = [np.max(np.abs(tk.stieltjes_inversion(G, x, eps) - f)) for eps in (1e-1, 1e-2, 1e-3, 1e-6)]
     assert errs[-1] < 1e-4
-    assert errs[0] > errs[1] > errs[2] > errs[3]         # smoothing error shrinks with eps
+    assert errs[0] > errs[1] > errs[2] > errs[3]  # smoothing error shrinks with eps
 
 
 def test_stieltjes_inversion_is_a_cauchy_smoothing_of_the_histogram():
@@ -189,7 +190,7 @@ def test_bbp_agrees_with_simulation(gamma, theta):
 def test_no_outlier_below_threshold_in_simulation():
     gamma = 1.0
     lam, ov = tk.spiked_covariance_sample(800, gamma, 0.5, seed=0)
-    assert abs(lam[0] - sr.mp_edges(gamma)[1]) < 0.15        # sticks to the edge 4
+    assert abs(lam[0] - sr.mp_edges(gamma)[1]) < 0.15  # sticks to the edge 4
     assert ov < 0.2
 
 
@@ -215,12 +216,14 @@ def test_bbp_inputs_are_validated():
 # --------------------------------------------------------------------- figures
 def test_figures_carry_alt_texts_with_their_numbers():
     import matplotlib
+
     matplotlib.use("Agg")
     import seqrmt.plots as srp
+
     fig = srp.toolkit_bbp_explorer_figure(theta=1.5, gamma=0.5, d=100)
     alt = srp.alt_text(fig)
     assert alt == fig.seqrmt_alt
-    assert srp.fmt(float(tk.bbp_outlier(1.5, 0.5))) in alt           # the predicted outlier
+    assert srp.fmt(float(tk.bbp_outlier(1.5, 0.5))) in alt  # the predicted outlier
     below = srp.alt_text(srp.toolkit_bbp_explorer_figure(theta=0.3, gamma=0.5, d=100))
     assert "no outlier" in below
     fig = srp.toolkit_free_product_figure(delta=2.0, gamma=0.5, d=200)
@@ -231,6 +234,7 @@ def test_figures_carry_alt_texts_with_their_numbers():
 
 def test_figure_inputs_are_validated():
     import seqrmt.plots as srp
+
     with pytest.raises(ValueError, match="gamma"):
         srp.toolkit_bbp_figure(gamma=-1.0)
     with pytest.raises(ValueError, match="eps"):

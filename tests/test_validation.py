@@ -11,6 +11,7 @@ environment variable ``SEQRMT_FULL_SWEEP=1`` is set:
 
     SEQRMT_FULL_SWEEP=1 pytest tests/test_validation.py -m slow
 """
+
 from __future__ import annotations
 
 import io
@@ -24,9 +25,20 @@ import seqrmt as sr
 import seqrmt.validation as sv
 
 # Columns computed from the simulation (compared when a shipped row is regenerated).
-DATA = ("predicted", "predicted_ideal", "predicted_realized", "predicted_corrected", "empirical", "std",
-        "sem", "tol", "theta", "theta_c", "bulk_edge")
-STORED_RTOL = 1e-7          # the tables store 8 significant digits
+DATA = (
+    "predicted",
+    "predicted_ideal",
+    "predicted_realized",
+    "predicted_corrected",
+    "empirical",
+    "std",
+    "sem",
+    "tol",
+    "theta",
+    "theta_c",
+    "bulk_edge",
+)
+STORED_RTOL = 1e-7  # the tables store 8 significant digits
 
 
 def _outlier_row(r):
@@ -61,9 +73,9 @@ def test_kolmogorov_distance_matches_definition():
 
 
 def test_kolmogorov_distance_with_atom():
-    law = sr.BulkLaw(2.0, 0.5, 1.0)        # atom 1/2 at zero
+    law = sr.BulkLaw(2.0, 0.5, 1.0)  # atom 1/2 at zero
     rng = np.random.default_rng(0)
-    x = law.rvs(1000, seed=rng)               # includes the atom
+    x = law.rvs(1000, seed=rng)  # includes the atom
     assert sv.kolmogorov_distance(x, law) < 0.06
     assert sv.kolmogorov_distance(np.concatenate([np.zeros(500), x]), law) > 0.1
     # all mass on the atom: distance = 1 - atom
@@ -76,7 +88,7 @@ def test_spectra_same_draws_as_simulate():
     d, V, N = 60, 100, 90
     for centered in (True, False):
         sim = sr.simulate(d, V, N, w, R, 0.8, centered=centered, seed=3)
-        (_, _, _, lam, U, _), = sv._spectra(d, V, N, R, {"w": w}, {"w": [0.8]}, [centered], 3)
+        ((_, _, _, lam, U, _),) = sv._spectra(d, V, N, R, {"w": w}, {"w": [0.8]}, [centered], 3)
         np.testing.assert_allclose(lam, sim.eigenvalues, atol=1e-10)
         np.testing.assert_allclose(U[0, :3] ** 2, sim.overlaps[:3], atol=1e-8)
 
@@ -106,13 +118,12 @@ def test_bad_arguments():
 
 def test_fit_rate_recovers_slope():
     ds = np.array([200, 400, 800, 1600])
-    slope, _ = sv.fit_rate(ds, 3.0 * ds ** -0.5)
+    slope, _ = sv.fit_rate(ds, 3.0 * ds**-0.5)
     assert slope == pytest.approx(-0.5)
 
 
 def test_csv_round_trip(tmp_path):
-    rows = [dict(a=1, b=0.1 + 0.2, c="x y", d=True, e=float("nan")),
-            dict(a=2, b=-1e-300, c="", d=False, e=3.0)]
+    rows = [dict(a=1, b=0.1 + 0.2, c="x y", d=True, e=float("nan")), dict(a=2, b=-1e-300, c="", d=False, e=3.0)]
     meta = {"d": 800, "seeds": "0..3"}
     path = tmp_path / "t.csv"
     sv.to_csv(rows, path, meta=meta)
@@ -143,8 +154,7 @@ CI_CELLS = [
 def ci_rows():
     rows = []
     for dl, gm, R, w, reg, c in CI_CELLS:
-        rows += sv.atlas(400, 6, grid=dict(delta=[dl], gamma=[gm], R=[R], weights=[w],
-                                           regime=[reg], centered=[c]))
+        rows += sv.atlas(400, 6, grid=dict(delta=[dl], gamma=[gm], R=[R], weights=[w], regime=[reg], centered=[c]))
     return rows
 
 
@@ -153,11 +163,14 @@ def test_ci_cells_agree(ci_rows):
     bulk agree with their finite-d classical location (the edge is approached at rate
     d^(-2/3), a few percent at d = 400)."""
     assert {r["cell"] for r in ci_rows} == {
-        sv._cell_id(dict(delta_nominal=c[0], gamma_nominal=c[1], R=c[2], weights=c[3], regime=c[4],
-                         centered=c[5])) for c in CI_CELLS}
+        sv._cell_id(dict(delta_nominal=c[0], gamma_nominal=c[1], R=c[2], weights=c[3], regime=c[4], centered=c[5]))
+        for c in CI_CELLS
+    }
     for r in ci_rows:
-        msg = (f"{r['cell']} {r['quantity']}: predicted {r['predicted']:.4g} (corrected "
-               f"{r['predicted_corrected']:.4g}), simulated {r['empirical']:.4g} +- {r['sem']:.2g}")
+        msg = (
+            f"{r['cell']} {r['quantity']}: predicted {r['predicted']:.4g} (corrected "
+            f"{r['predicted_corrected']:.4g}), simulated {r['empirical']:.4g} +- {r['sem']:.2g}"
+        )
         assert r["status_corrected"] == "agree", msg
         assert r["status"] != "disagree", msg
         if _outlier_row(r):
@@ -167,8 +180,11 @@ def test_ci_cells_agree(ci_rows):
 def test_ci_idealized_prediction_is_off(ci_rows):
     """Where the simulation shows an outlier created partly by the class-mean noise,
     the idealized prediction (theta = alpha beta) is far outside the tolerance."""
-    r = next(r for r in ci_rows if r["cell"].startswith("delta=0.5 gamma=0.25 R=prefix w=mean high")
-             and r["quantity"] == "overlap_signal")
+    r = next(
+        r
+        for r in ci_rows
+        if r["cell"].startswith("delta=0.5 gamma=0.25 R=prefix w=mean high") and r["quantity"] == "overlap_signal"
+    )
     assert r["phase_ideal"] != "sample outlier" and r["predicted_ideal"] == 0.0
     assert abs(r["predicted_ideal"] - r["empirical"]) > 2 * r["tol"]
 
@@ -176,19 +192,20 @@ def test_ci_idealized_prediction_is_off(ci_rows):
 def test_ci_mean_outlier_and_centering(ci_rows):
     r = next(r for r in ci_rows if r["quantity"] == "lambda_mean")
     assert r["status_limit"] == "agree" and r["empirical"] > r["bulk_edge"] * 1.2
-    assert r["predicted_ideal"] == r["bulk_edge"]          # the idealized theory has no mean spike
+    assert r["predicted_ideal"] == r["bulk_edge"]  # the idealized theory has no mean spike
 
 
 def test_bulk_vs_T_small():
     rows = sv.bulk_vs_T(200, [1, 8], 2, fixed_T=False)
     ks = {r["T"]: r["empirical"] for r in rows}
     assert ks[8] < 0.03
-    assert ks[1] > ks[8]          # classical Poisson counts at T = 1
+    assert ks[1] > ks[8]  # classical Poisson counts at T = 1
 
 
 def test_finite_size_rows():
-    rows = sv.finite_size([100, 200], {100: 3, 200: 2},
-                          settings={"s": sv.FINITE_SIZE_SETTINGS["prefix/mean, far above"]})
+    rows = sv.finite_size(
+        [100, 200], {100: 3, 200: 2}, settings={"s": sv.FINITE_SIZE_SETTINGS["prefix/mean, far above"]}
+    )
     assert {r["d"] for r in rows} == {100, 200}
     assert all(r["rmse"] >= r["abs_error"] - 1e-12 for r in rows)
     rates = sv.scaling_rates(rows)
@@ -201,9 +218,15 @@ def test_shipped_atlas_covers_grid():
     for key in ("d", "seeds", "seqrmt_version", "tolerance", "runtime_seconds_whole_sweep", "verdicts"):
         assert key in meta
     g = sv.ATLAS_GRID
-    expected = {sv._cell_id(dict(delta_nominal=dl, gamma_nominal=gm, R=R, weights=w, regime=reg, centered=c))
-                for dl in g["delta"] for gm in g["gamma"] for R in g["R"] for w in g["weights"]
-                for reg in g["regime"] for c in g["centered"]}
+    expected = {
+        sv._cell_id(dict(delta_nominal=dl, gamma_nominal=gm, R=R, weights=w, regime=reg, centered=c))
+        for dl in g["delta"]
+        for gm in g["gamma"]
+        for R in g["R"]
+        for w in g["weights"]
+        for reg in g["regime"]
+        for c in g["centered"]
+    }
     assert {r["cell"] for r in rows} == expected
     assert len(expected) == 324
 
@@ -245,8 +268,14 @@ def _rejudge_cell(rows, cell, quantity, **changes):
 
 def test_judge_does_not_excuse_large_disagreements(shipped):
     # an outlier far above the transition, 50 % off
-    r = next(r for r in shipped if r["quantity"] == "lambda_signal" and r["phase"] == "sample outlier"
-             and r["theta"] / r["theta_c"] > 2 and r["centered"])
+    r = next(
+        r
+        for r in shipped
+        if r["quantity"] == "lambda_signal"
+        and r["phase"] == "sample outlier"
+        and r["theta"] / r["theta_c"] > 2
+        and r["centered"]
+    )
     assert _rejudge_cell(shipped, r["cell"], "lambda_signal")["status"] == "agree"
     bad = _rejudge_cell(shipped, r["cell"], "lambda_signal", empirical=1.5 * r["predicted"])
     assert bad["status"] == "disagree" and bad["reason"] == "none"
@@ -273,8 +302,14 @@ def _planted_pair(rows):
     """The uncentered cell of the atlas whose two predicted outliers are closest, with lambda_1 moved
     up and lambda_2 down by 6 % of their mean (more than the 3 % floor of the tolerance) and their
     sum kept: the eigenvalues of an unresolved pair of outliers."""
-    cells = [r for r in rows if r["quantity"] == "lambda_1" and not r["centered"]
-             and math.isfinite(r["signal_outlier"]) and math.isfinite(r["mean_outlier"])]
+    cells = [
+        r
+        for r in rows
+        if r["quantity"] == "lambda_1"
+        and not r["centered"]
+        and math.isfinite(r["signal_outlier"])
+        and math.isfinite(r["mean_outlier"])
+    ]
     r1 = min(cells, key=lambda r: abs(r["signal_outlier"] - r["mean_outlier"]) / r["signal_outlier"])
     cell = [dict(r) for r in rows if r["cell"] == r1["cell"]]
     lam = {r["quantity"]: r for r in cell}
@@ -366,8 +401,7 @@ def test_shipped_spikes_T_counts():
     assert sp and all("edge_fixed_T" not in r for r in rows)
     for r in sp:
         if r["quantity"] == "lambda_signal":
-            again = sv.fixed_T_bulk_above(r["delta"], r["gamma"], sr.mean_weights(r["T"]),
-                                          r["predicted"], r["d"])
+            again = sv.fixed_T_bulk_above(r["delta"], r["gamma"], sr.mean_weights(r["T"]), r["predicted"], r["d"])
             assert r["bulk_above_fixed_T"] == pytest.approx(again, rel=STORED_RTOL, abs=1e-12)
 
 
@@ -393,19 +427,30 @@ def test_realized_prediction_uses_the_whole_spike_norm(centered):
     unit = sv._scaling_unit(d, 1.0, 0.5, "markov", 16, "causal", beta, centered, seed)
     sim = sr.simulate(d, V, N, w, R, beta, centered=centered, seed=seed)
     assert unit["empirical"]["lambda_1"] == pytest.approx(sim.eigenvalues[0], rel=1e-10)
-    whole = sr.predict(d / V, d / N, w, R, beta, centered=centered, spike_norm2=sim.spike_norm2,
-                       delta_norm2=sim.delta_norm2, zbar_norm2=sim.zbar_norm2)
-    part = sr.predict(d / V, d / N, w, R, beta, centered=centered, delta_norm2=sim.delta_norm2,
-                      zbar_norm2=sim.zbar_norm2)
+    whole = sr.predict(
+        d / V,
+        d / N,
+        w,
+        R,
+        beta,
+        centered=centered,
+        spike_norm2=sim.spike_norm2,
+        delta_norm2=sim.delta_norm2,
+        zbar_norm2=sim.zbar_norm2,
+    )
+    part = sr.predict(
+        d / V, d / N, w, R, beta, centered=centered, delta_norm2=sim.delta_norm2, zbar_norm2=sim.zbar_norm2
+    )
     assert unit["realized"]["lambda_signal"] == pytest.approx(whole.sample_outlier, rel=1e-12)
     assert unit["realized"]["overlap_signal"] == pytest.approx(whole.overlap, rel=1e-12)
-    assert abs(whole.sample_outlier / part.sample_outlier - 1) > 1e-4     # the cross term matters
+    assert abs(whole.sample_outlier / part.sample_outlier - 1) > 1e-4  # the cross term matters
 
 
 def test_atlas_rows_regenerate(shipped):
     """One cell of atlas.csv, rerun with its seeds (0..5) at d = 800."""
-    new = sv.atlas(800, 6, grid=dict(delta=[1.5], gamma=[1.5], R=["prefix"], weights=["optimal"],
-                                     regime=["low"], centered=[False]))
+    new = sv.atlas(
+        800, 6, grid=dict(delta=[1.5], gamma=[1.5], R=["prefix"], weights=["optimal"], regime=["low"], centered=[False])
+    )
     old = {(r["cell"], r["quantity"]): r for r in shipped}
     assert len(new) == 6
     for r in new:
@@ -420,16 +465,18 @@ def test_finite_size_rows_regenerate():
     new = sv.finite_size([200], {200: 16}, settings={name: sv.FINITE_SIZE_SETTINGS[name]})
     old = {(r["setting"], r["d"], r["quantity"]): r for r in rows if r["study"] == "scaling"}
     for r in new:
-        _same(old[r["setting"], 200, r["quantity"]], r, ("predicted", "empirical", "std", "rmse",
-                                                          "predicted_realized", "rmse_realized"))
+        _same(
+            old[r["setting"], 200, r["quantity"]],
+            r,
+            ("predicted", "empirical", "std", "rmse", "predicted_realized", "rmse_realized"),
+        )
     (b,) = sv.bulk_vs_T(400, [4], 3, fixed_T=False)
     o = next(r for r in rows if r["study"] == "bulk_T" and r["T"] == 4 and r["d"] == 400)
     _same(o, b, ("empirical", "std", "rmse"))
     new = sv.spikes_vs_T(800, [16], 16, ratios=(3.0,), fixed_T=False)
     old = {(r["setting"], r["quantity"]): r for r in rows if r["study"] == "spikes_T"}
     for r in new:
-        _same(old[r["setting"], r["quantity"]], r, ("beta", "predicted", "empirical", "std",
-                                                    "predicted_realized"))
+        _same(old[r["setting"], r["quantity"]], r, ("beta", "predicted", "empirical", "std", "predicted_realized"))
 
 
 def test_shipped_finite_size_table():
@@ -455,8 +502,11 @@ def test_large_finite_size_table_extends_the_shipped_one():
     compared = 0
     for r in big:
         if r["d"] <= 1600:
-            _same(old[r["setting"], r["d"], r["quantity"]], r,
-                  ("beta", "predicted", "empirical", "std", "rmse", "predicted_realized", "rmse_realized"))
+            _same(
+                old[r["setting"], r["d"], r["quantity"]],
+                r,
+                ("beta", "predicted", "empirical", "std", "rmse", "predicted_realized", "rmse_realized"),
+            )
             compared += 1
     assert compared == sum(r["d"] <= 1600 for r in big) > 50
     tol = sv.Tolerance()
@@ -470,6 +520,7 @@ def test_large_finite_size_rows_regenerate():
     """One row of finite_size_large.csv at d = 200, rerun on a 2-process executor."""
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
+
     big, _ = sv.load_finite_size_large()
     name = "markov/optimal, uncentered"
     with ProcessPoolExecutor(2, mp_context=get_context("spawn")) as ex:
@@ -493,7 +544,7 @@ def test_shipped_cost_table():
     for n in (1, 2, 108):
         assert h[800, n] < h[1600, n] < h[3200, n] < h[6400, n]
     assert h[3200, 1] == pytest.approx(2 * h[3200, 2])
-    assert h[3200, 108] == pytest.approx(h[3200, 1000])        # 108 units: no gain beyond 108 workers
+    assert h[3200, 108] == pytest.approx(h[3200, 1000])  # 108 units: no gain beyond 108 workers
     seed = min(r["seconds"] for r in rows if r["kind"] == "atlas_seed")
     assert h[800, 1] == pytest.approx(6 * seed / 3600)
     with pytest.raises(ValueError, match="cores"):
@@ -506,9 +557,11 @@ def test_shipped_cost_table():
 
 # ----------------------------------------------------------------- full sweep
 @pytest.mark.slow
-@pytest.mark.skipif(os.environ.get("SEQRMT_FULL_SWEEP") != "1",
-                    reason="full validation sweep (324 cells at d = 800, several minutes): "
-                           "run with SEQRMT_FULL_SWEEP=1 pytest tests/test_validation.py -m slow")
+@pytest.mark.skipif(
+    os.environ.get("SEQRMT_FULL_SWEEP") != "1",
+    reason="full validation sweep (324 cells at d = 800, several minutes): "
+    "run with SEQRMT_FULL_SWEEP=1 pytest tests/test_validation.py -m slow",
+)
 def test_full_sweep():
     rows = sv.atlas(800, 6)
     assert len({r["cell"] for r in rows}) == 324

@@ -1,5 +1,6 @@
 """The version is written once, in ``pyproject.toml``; the package, the citation file and the change
 log give that one."""
+
 from __future__ import annotations
 
 import re

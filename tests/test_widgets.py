@@ -22,8 +22,10 @@ import numpy as np  # noqa: E402
 from seqrmt import widgets as sw  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-WEBP_SRC = re.compile(r'<img class="seqrmt-frame" src="data:image/webp;base64,([A-Za-z0-9+/=]+)" '
-                      r'alt="([^"]+)" width="(\d+)" height="(\d+)"')
+WEBP_SRC = re.compile(
+    r'<img class="seqrmt-frame" src="data:image/webp;base64,([A-Za-z0-9+/=]+)" '
+    r'alt="([^"]+)" width="(\d+)" height="(\d+)"'
+)
 
 
 def make_plot(calls: list | None = None):
@@ -80,6 +82,7 @@ def test_explore_two_parameters_structure():
     # CSS size = figure inches x dpi (90), pixels = 2 x CSS size
     from PIL import Image as PILImage
     import io
+
     data, _, w, h = parts[0]
     assert (w, h) == (180, 90)
     assert PILImage.open(io.BytesIO(data)).size == (2 * w, 2 * h)
@@ -114,7 +117,8 @@ def test_explore_two_parameters_structure():
     second = [l for l in links if l.source[0] is sliders[1]]
     assert {id(l.target[0]) for l in first} == {id(outer), id(status_outer)}
     assert {id(l.target[0]) for l in second} == (
-        {id(c) for c in outer.children} | {id(c) for c in status_outer.children})
+        {id(c) for c in outer.children} | {id(c) for c in status_outer.children}
+    )
     assert all(l.source[1] == "index" and l.target[1] == "selected_index" for l in links)
 
 
@@ -127,8 +131,7 @@ def test_explore_frame_order_matches_indices():
 
 
 def test_explore_one_parameter_and_defaults():
-    box = sw.explore(make_plot(), {"k": [1, 2, 3, 4]}, defaults={"k": 3},
-                     description={"k": "κ"}, progress=False)
+    box = sw.explore(make_plot(), {"k": [1, 2, 3, 4]}, defaults={"k": 3}, description={"k": "κ"}, progress=False)
     (slider,) = box.children[0].children
     stack = box.children[1]
     assert box.children[2].children[0].selected_index == 2
@@ -148,13 +151,13 @@ def test_explore_three_parameters_links_every_stack():
 def test_explore_defaults_tolerate_float_roundoff():
     import numpy as np
 
-    box = sw.explore(make_plot(), {"d": np.linspace(0, 1, 4)}, defaults={"d": 1 / 3},
-                     progress=False)
+    box = sw.explore(make_plot(), {"d": np.linspace(0, 1, 4)}, defaults={"d": 1 / 3}, progress=False)
     assert box.children[0].children[0].index == 1
 
 
-@pytest.mark.parametrize("value, label", [(0.5, "0.5"), (2, "2"), (1e-5, "1e-05"),
-                                          (0.123456, "0.1235"), ("softmax", "softmax")])
+@pytest.mark.parametrize(
+    "value, label", [(0.5, "0.5"), (2, "2"), (1e-5, "1e-05"), (0.123456, "0.1235"), ("softmax", "softmax")]
+)
 def test_labels_are_readable(value, label):
     assert sw._format_value(value) == label
 
@@ -215,8 +218,12 @@ def test_explore_state_is_serialisable():
 
 
 def test_explore_latex_fallback_names_parameters():
-    box = sw.explore(make_plot(), {"beta": [0.5, 1.0], "weights": ["mean", "optimal"]},
-                     defaults={"weights": "optimal"}, progress=False)
+    box = sw.explore(
+        make_plot(),
+        {"beta": [0.5, 1.0], "weights": ["mean", "optimal"]},
+        defaults={"weights": "optimal"},
+        progress=False,
+    )
     bundle = box._repr_mimebundle_()
     # the HTML build keeps the widget view; the PDF build gets the note
     assert "application/vnd.jupyter.widget-view+json" in bundle
@@ -267,7 +274,7 @@ def test_frames_of_a_seqrmt_figure_function_are_read_from_the_disk_cache(monkeyp
     assert len(calls) == 2, "the frames were rendered again"
     assert [frame_parts(w) for w in images(again)] == [frame_parts(w) for w in images(first)]
     assert status_texts(again) == status_texts(first)
-    sw.explore(plot, grid, dpi=60, progress=False)                   # another size: new frames
+    sw.explore(plot, grid, dpi=60, progress=False)  # another size: new frames
     assert len(calls) == 4
     part = functools.partial(plot, c="x")
     sw.explore(part, grid, progress=False)
@@ -284,11 +291,18 @@ def test_frames_of_a_seqrmt_figure_function_are_read_from_the_disk_cache(monkeyp
 
 def test_live_builds_controls_without_continuous_update():
     calls: list = []
-    box = sw.live(make_plot(calls), {"x": (0.0, 1.0, 0.1, 0.3), "n": (1, 9, 2),
-                                     "kind": ["a", "b"],
-                                     "y": {"min": 0, "max": 5, "value": 2},
-                                     "z": widgets.FloatSlider(continuous_update=True)},
-                  defaults={"n": 3}, fixed={"extra": 1})
+    box = sw.live(
+        make_plot(calls),
+        {
+            "x": (0.0, 1.0, 0.1, 0.3),
+            "n": (1, 9, 2),
+            "kind": ["a", "b"],
+            "y": {"min": 0, "max": 5, "value": 2},
+            "z": widgets.FloatSlider(continuous_update=True),
+        },
+        defaults={"n": 3},
+        fixed={"extra": 1},
+    )
     assert sw.LIVE_CLASS in box._dom_classes
     note, controls, frame, status = box.children
     assert isinstance(frame, widgets.HTML) and 'class="seqrmt-frame"' in frame.value

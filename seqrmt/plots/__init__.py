@@ -4,6 +4,7 @@ One module per chapter concept; every function returns a matplotlib ``Figure`` a
 takes the model parameters as keyword arguments with the book's defaults, so the
 same function draws the static figure and the frames of a widget.
 """
+
 from ._style import *  # noqa: F401,F403
 from .model import *  # noqa: F401,F403
 from .bulk import *  # noqa: F401,F403

@@ -28,6 +28,7 @@ inline display hook and the frames of :func:`seqrmt.widgets.explore` and
 :func:`assert_figures_readable` raises an ``AssertionError`` listing every figure
 recorded in this Python process that has a problem.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -37,9 +38,18 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["figure_problems", "record_figure", "checking_draws", "figure_reports", "clear_figure_reports",
-           "assert_figures_readable", "DESKTOP_COLUMN_PX", "MIN_CSS_PX", "MAX_LEGEND_COVER",
-           "MIN_AXES_CSS_PX"]
+__all__ = [
+    "figure_problems",
+    "record_figure",
+    "checking_draws",
+    "figure_reports",
+    "clear_figure_reports",
+    "assert_figures_readable",
+    "DESKTOP_COLUMN_PX",
+    "MIN_CSS_PX",
+    "MAX_LEGEND_COVER",
+    "MIN_AXES_CSS_PX",
+]
 
 #: Widest the text column shows a figure, in CSS pixels (a 1280 px wide screen).
 DESKTOP_COLUMN_PX = 730
@@ -224,10 +234,17 @@ def _data_points(ax, step: float) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- the check
-def figure_problems(fig, *, css_dpi: float = 100.0, css_width: float | None = None,
-                    columns: tuple[float, ...] | None = None, min_px: float = MIN_CSS_PX,
-                    max_legend_cover: float = MAX_LEGEND_COVER,
-                    min_axes_px: float = MIN_AXES_CSS_PX, renderer=None) -> list[str]:
+def figure_problems(
+    fig,
+    *,
+    css_dpi: float = 100.0,
+    css_width: float | None = None,
+    columns: tuple[float, ...] | None = None,
+    min_px: float = MIN_CSS_PX,
+    max_legend_cover: float = MAX_LEGEND_COVER,
+    min_axes_px: float = MIN_AXES_CSS_PX,
+    renderer=None,
+) -> list[str]:
     r"""The readability problems of a matplotlib figure, as sentences (empty if none).
 
     Without ``renderer`` the figure is laid out as it is drawn (constrained layout
@@ -284,15 +301,20 @@ def figure_problems(fig, *, css_dpi: float = 100.0, css_width: float | None = No
         columns = (DESKTOP_COLUMN_PX, COLUMN_PX)
     if css_width is not None and not css_width > 0:
         raise ValueError(f"css_width must be positive, got {css_width!r}")
-    kw = dict(css_dpi=float(css_dpi), css_width=css_width, columns=tuple(columns), min_px=float(min_px),
-              max_legend_cover=float(max_legend_cover), min_axes_px=float(min_axes_px))
+    kw = dict(
+        css_dpi=float(css_dpi),
+        css_width=css_width,
+        columns=tuple(columns),
+        min_px=float(min_px),
+        max_legend_cover=float(max_legend_cover),
+        min_axes_px=float(min_axes_px),
+    )
     if renderer is not None:
         return _problems(fig, renderer, **kw)
     # lay the figure out as a draw does (constrained layout, legends, ticks) and
     # measure it with the renderer of that draw (its text metrics are cached)
     found: list[list[str]] = []
-    cid = fig.canvas.mpl_connect("draw_event", lambda event: found.append(
-        _problems(fig, event.renderer, **kw)))
+    cid = fig.canvas.mpl_connect("draw_event", lambda event: found.append(_problems(fig, event.renderer, **kw)))
     try:
         fig.draw_without_rendering()
     finally:
@@ -300,8 +322,7 @@ def figure_problems(fig, *, css_dpi: float = 100.0, css_width: float | None = No
     return found[-1] if found else []
 
 
-def _problems(fig, renderer, *, css_dpi, css_width, columns, min_px, max_legend_cover,
-              min_axes_px) -> list[str]:
+def _problems(fig, renderer, *, css_dpi, css_width, columns, min_px, max_legend_cover, min_axes_px) -> list[str]:
     """:func:`figure_problems` of a figure just drawn with ``renderer``."""
     if css_width is None:
         # the drawn area (cropped to the tight box when saved with bbox_inches="tight")
@@ -320,9 +341,11 @@ def _problems(fig, renderer, *, css_dpi, css_width, columns, min_px, max_legend_
             scale = min(1.0, col / css_width)
             px = smallest[4] / 72.0 * css_dpi * scale
             if px < min_px - 0.05:
-                problems.append(f"text too small: {smallest[1]} is {px:.1f} CSS px at a {col:g} px "
-                                f"column (needs {min_px:g}; font {smallest[4]:.1f} pt, figure "
-                                f"{css_width:.0f} CSS px wide)")
+                problems.append(
+                    f"text too small: {smallest[1]} is {px:.1f} CSS px at a {col:g} px "
+                    f"column (needs {min_px:g}; font {smallest[4]:.1f} pt, figure "
+                    f"{css_width:.0f} CSS px wide)"
+                )
 
     # 2. overlaps between texts, and between texts and legends
     tol = 1.0 / px_per_fig_px  # 1 CSS px
@@ -335,8 +358,8 @@ def _problems(fig, renderer, *, css_dpi, css_width, columns, min_px, max_legend_
             li, bi, gi, fi, ti = boxes[i]
             if id(ti) in legend_texts:
                 continue
-            ox = np.minimum(ext[i, 2], ext[i + 1:, 2]) - np.maximum(ext[i, 0], ext[i + 1:, 0])
-            oy = np.minimum(ext[i, 3], ext[i + 1:, 3]) - np.maximum(ext[i, 1], ext[i + 1:, 1])
+            ox = np.minimum(ext[i, 2], ext[i + 1 :, 2]) - np.maximum(ext[i, 0], ext[i + 1 :, 0])
+            oy = np.minimum(ext[i, 3], ext[i + 1 :, 3]) - np.maximum(ext[i, 1], ext[i + 1 :, 1])
             for k in np.nonzero((ox > tol) & (oy > tol))[0]:
                 j = i + 1 + int(k)
                 if gi is not None and boxes[j][2] == gi:
@@ -351,7 +374,7 @@ def _problems(fig, renderer, *, css_dpi, css_width, columns, min_px, max_legend_
             if len(idx) < 2:
                 continue
             e = ext[idx]
-            horizontal = (np.ptp(e[:, 0]) >= np.ptp(e[:, 1]))
+            horizontal = np.ptp(e[:, 0]) >= np.ptp(e[:, 1])
             lo, hi = (0, 2) if horizontal else (1, 3)
             order = np.argsort(e[:, lo])
             e = e[order]
@@ -364,8 +387,7 @@ def _problems(fig, renderer, *, css_dpi, css_width, columns, min_px, max_legend_
 
     # 3. outside the figure
     for label, bb, *_ in boxes:
-        if bb.x0 < fig_bb.x0 - tol or bb.y0 < fig_bb.y0 - tol or bb.x1 > fig_bb.x1 + tol \
-                or bb.y1 > fig_bb.y1 + tol:
+        if bb.x0 < fig_bb.x0 - tol or bb.y0 < fig_bb.y0 - tol or bb.x1 > fig_bb.x1 + tol or bb.y1 > fig_bb.y1 + tol:
             problems.append(f"cut off at the figure edge: {label}")
 
     # 4. legends
@@ -374,8 +396,7 @@ def _problems(fig, renderer, *, css_dpi, css_width, columns, min_px, max_legend_
         bb = lg.get_window_extent(renderer)
         where = _axes_name(fig, ax) if ax is not None else "the figure"
         lname = f"legend of {where}"
-        if bb.x0 < fig_bb.x0 - tol or bb.y0 < fig_bb.y0 - tol or bb.x1 > fig_bb.x1 + tol \
-                or bb.y1 > fig_bb.y1 + tol:
+        if bb.x0 < fig_bb.x0 - tol or bb.y0 < fig_bb.y0 - tol or bb.x1 > fig_bb.x1 + tol or bb.y1 > fig_bb.y1 + tol:
             problems.append(f"cut off at the figure edge: {lname}")
         own = {id(t) for t in lg.get_texts()} | {id(lg.get_title())}
         for label, tb, _g, _f, t in boxes:
@@ -387,8 +408,10 @@ def _problems(fig, renderer, *, css_dpi, css_width, columns, min_px, max_legend_
             if other is lg or id(other) < id(lg):
                 continue
             if _overlap(bb, other.get_window_extent(renderer), tol):
-                problems.append(f"overlapping legends: {lname} and legend of "
-                                f"{_axes_name(fig, other_ax) if other_ax is not None else 'the figure'}")
+                problems.append(
+                    f"overlapping legends: {lname} and legend of "
+                    f"{_axes_name(fig, other_ax) if other_ax is not None else 'the figure'}"
+                )
         for a in fig.axes:
             if not a.get_visible() or a is ax or _is_colorbar(a):
                 continue
@@ -397,17 +420,19 @@ def _problems(fig, renderer, *, css_dpi, css_width, columns, min_px, max_legend_
         if ax is not None:
             ab = ax.bbox
             inter = _overlap(bb, ab, tol)
-            inside = (bb.x0 >= ab.x0 - tol and bb.x1 <= ab.x1 + tol and bb.y0 >= ab.y0 - tol
-                      and bb.y1 <= ab.y1 + tol)
+            inside = bb.x0 >= ab.x0 - tol and bb.x1 <= ab.x1 + tol and bb.y0 >= ab.y0 - tol and bb.y1 <= ab.y1 + tol
             if inter and not inside:
                 problems.append(f"legend spills out of its axes: {lname}")
             pts = _data_points(ax, step)
             if len(pts):
-                cover = float(np.mean((pts[:, 0] >= bb.x0) & (pts[:, 0] <= bb.x1)
-                                      & (pts[:, 1] >= bb.y0) & (pts[:, 1] <= bb.y1)))
+                cover = float(
+                    np.mean((pts[:, 0] >= bb.x0) & (pts[:, 0] <= bb.x1) & (pts[:, 1] >= bb.y0) & (pts[:, 1] <= bb.y1))
+                )
                 if cover > max_legend_cover:
-                    problems.append(f"legend over the data: {lname} covers {100 * cover:.0f} % "
-                                    f"of the plotted points (at most {100 * max_legend_cover:.0f} %)")
+                    problems.append(
+                        f"legend over the data: {lname} covers {100 * cover:.0f} % "
+                        f"of the plotted points (at most {100 * max_legend_cover:.0f} %)"
+                    )
 
     # 5. axes: slivers, bars off the top
     from matplotlib.patches import Rectangle, StepPatch
@@ -418,10 +443,10 @@ def _problems(fig, renderer, *, css_dpi, css_width, columns, min_px, max_legend_
             continue
         w, h = ax.bbox.width * desk, ax.bbox.height * desk
         if min(w, h) < min_axes_px:
-            problems.append(f"axes squeezed: {_axes_name(fig, ax)} is {w:.0f} x {h:.0f} CSS px "
-                            f"(needs {min_axes_px:g} each way)")
-        bars = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_visible()
-                and p.get_height() > 0]
+            problems.append(
+                f"axes squeezed: {_axes_name(fig, ax)} is {w:.0f} x {h:.0f} CSS px (needs {min_axes_px:g} each way)"
+            )
+        bars = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_visible() and p.get_height() > 0]
         tops = [p.get_y() + p.get_height() for p in bars]
         for p in ax.patches:
             if isinstance(p, StepPatch) and p.get_visible():
@@ -430,8 +455,9 @@ def _problems(fig, renderer, *, css_dpi, css_width, columns, min_px, max_legend_
             top = max(ax.get_ylim())
             over = [t for t in tops if t > top * (1 + 1e-9) + 1e-12]
             if over:
-                problems.append(f"bars cut off: {len(over)} bar(s) of {_axes_name(fig, ax)} run off "
-                                f"the top of the axes")
+                problems.append(
+                    f"bars cut off: {len(over)} bar(s) of {_axes_name(fig, ax)} run off the top of the axes"
+                )
     # drop repeats, keep order
     return list(dict.fromkeys(problems))
 
@@ -449,13 +475,19 @@ def _record(fig, problems: list[str], seconds: float, where: str) -> None:
         title = fig._suptitle.get_text()
     elif fig.axes and fig.axes[0].get_title():
         title = fig.axes[0].get_title()
-    _RECORDS.append({"name": name, "params": dict(params) if params else None, "where": where,
-                     "title": _short(title, 60) if title else "", "problems": list(problems),
-                     "seconds": seconds})
+    _RECORDS.append(
+        {
+            "name": name,
+            "params": dict(params) if params else None,
+            "where": where,
+            "title": _short(title, 60) if title else "",
+            "problems": list(problems),
+            "seconds": seconds,
+        }
+    )
 
 
-def record_figure(fig, *, css_dpi: float = 100.0, css_width: float | None = None,
-                  where: str = "inline") -> list[str]:
+def record_figure(fig, *, css_dpi: float = 100.0, css_width: float | None = None, where: str = "inline") -> list[str]:
     """Check ``fig`` with :func:`figure_problems` (laid out by a draw of its own) and
     record the result for :func:`assert_figures_readable`; returns the problems.
 

@@ -9,20 +9,36 @@ displayed in a notebook, the PNG output carries the alt text in its output metad
 ``seqrmt_book/figures.py`` copies it to the ``alt`` attribute of the ``<img>``.
 :func:`seqrmt.widgets.explore` does the same for every frame.
 """
+
 from __future__ import annotations
 
 import re
 
-__all__ = ["WEIGHT_COLORS", "THEORY_COLOR", "SIM_COLOR", "IDEAL_COLOR", "MEAN_SPIKE_COLOR",
-           "figure", "finish", "set_alt", "alt_text", "plain_text", "fmt",
-           "readable_fonts", "render_png", "COLUMN_PX", "MIN_TEXT_PX", "legend_below", "legend_right"]
+__all__ = [
+    "WEIGHT_COLORS",
+    "THEORY_COLOR",
+    "SIM_COLOR",
+    "IDEAL_COLOR",
+    "MEAN_SPIKE_COLOR",
+    "figure",
+    "finish",
+    "set_alt",
+    "alt_text",
+    "plain_text",
+    "fmt",
+    "readable_fonts",
+    "render_png",
+    "COLUMN_PX",
+    "MIN_TEXT_PX",
+    "legend_below",
+    "legend_right",
+]
 
 #: One color per weighting, used in every chapter.
-WEIGHT_COLORS = {"mean": "#4C72B0", "causal": "#DD8452", "optimal": "#55A868",
-                 "strict causal": "#C44E52"}
-THEORY_COLOR = "#222222"     # exact finite-table theory
-IDEAL_COLOR = "#8172B3"      # idealized statement (alpha beta, no class-mean noise)
-SIM_COLOR = "#64B5CD"        # simulation
+WEIGHT_COLORS = {"mean": "#4C72B0", "causal": "#DD8452", "optimal": "#55A868", "strict causal": "#C44E52"}
+THEORY_COLOR = "#222222"  # exact finite-table theory
+IDEAL_COLOR = "#8172B3"  # idealized statement (alpha beta, no class-mean noise)
+SIM_COLOR = "#64B5CD"  # simulation
 MEAN_SPIKE_COLOR = "#C44E52"  # vocabulary-mean outlier of the uncentered S
 
 #: Width in CSS pixels of the text column on a 390 px wide phone screen.
@@ -37,20 +53,93 @@ CSS_DPI = 100
 
 # --------------------------------------------------------------------------- alt text
 _TEX = {
-    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "Delta": "Δ", "kappa": "κ",
-    "lambda": "λ", "mu": "μ", "nu": "ν", "rho": "ρ", "tau": "τ", "theta": "θ", "zeta": "ζ",
-    "xi": "ξ", "Sigma": "Σ", "sigma": "σ", "varphi": "φ", "phi": "φ", "psi": "ψ", "pi": "π",
-    "epsilon": "ε", "varepsilon": "ε", "eta": "η", "omega": "ω", "infty": "∞", "pm": "±",
-    "times": "×", "cdot": "·", "leq": "≤", "le": "≤", "geq": "≥", "ge": "≥", "approx": "≈",
-    "to": "→", "top": "T", "ell": "ℓ", "sqrt": "√", "langle": "⟨", "rangle": "⟩",
-    "quad": " ", "mid": "|", "neq": "≠", "ne": "≠", "sim": "~", "propto": "∝",
-    "max": "max", "min": "min", "log": "log", "exp": "exp", "sup": "sup", "inf": "inf",
-    "det": "det", "Pr": "Pr", "star": "*", "ast": "*", "prime": "′", "dots": "…",
-    "ldots": "…", "cdots": "…", "in": "∈", "sum": "Σ", "boxtimes": "⊠",
+    "alpha": "α",
+    "beta": "β",
+    "gamma": "γ",
+    "delta": "δ",
+    "Delta": "Δ",
+    "kappa": "κ",
+    "lambda": "λ",
+    "mu": "μ",
+    "nu": "ν",
+    "rho": "ρ",
+    "tau": "τ",
+    "theta": "θ",
+    "zeta": "ζ",
+    "xi": "ξ",
+    "Sigma": "Σ",
+    "sigma": "σ",
+    "varphi": "φ",
+    "phi": "φ",
+    "psi": "ψ",
+    "pi": "π",
+    "epsilon": "ε",
+    "varepsilon": "ε",
+    "eta": "η",
+    "omega": "ω",
+    "infty": "∞",
+    "pm": "±",
+    "times": "×",
+    "cdot": "·",
+    "leq": "≤",
+    "le": "≤",
+    "geq": "≥",
+    "ge": "≥",
+    "approx": "≈",
+    "to": "→",
+    "top": "T",
+    "ell": "ℓ",
+    "sqrt": "√",
+    "langle": "⟨",
+    "rangle": "⟩",
+    "quad": " ",
+    "mid": "|",
+    "neq": "≠",
+    "ne": "≠",
+    "sim": "~",
+    "propto": "∝",
+    "max": "max",
+    "min": "min",
+    "log": "log",
+    "exp": "exp",
+    "sup": "sup",
+    "inf": "inf",
+    "det": "det",
+    "Pr": "Pr",
+    "star": "*",
+    "ast": "*",
+    "prime": "′",
+    "dots": "…",
+    "ldots": "…",
+    "cdots": "…",
+    "in": "∈",
+    "sum": "Σ",
+    "boxtimes": "⊠",
 }
-_DROP = ("mathrm", "mathbf", "mathcal", "mathbb", "text", "operatorname", "tilde", "hat",
-         "bar", "widetilde", "boldsymbol", "rm", "mathit", "left", "right", "big", "Big",
-         "displaystyle", "mathsf", "bf", "it", "mathdefault")
+_DROP = (
+    "mathrm",
+    "mathbf",
+    "mathcal",
+    "mathbb",
+    "text",
+    "operatorname",
+    "tilde",
+    "hat",
+    "bar",
+    "widetilde",
+    "boldsymbol",
+    "rm",
+    "mathit",
+    "left",
+    "right",
+    "big",
+    "Big",
+    "displaystyle",
+    "mathsf",
+    "bf",
+    "it",
+    "mathdefault",
+)
 
 
 def plain_text(s: str) -> str:
@@ -146,8 +235,9 @@ def alt_text(fig) -> str:
         return "Figure."
     if len(axes) == 1:
         return "Figure: " + _describe_axes(axes[0]) + "."
-    return (f"Figure with {len(axes)} panels. " +
-            " ".join(f"Panel {i + 1}: {_describe_axes(ax)}." for i, ax in enumerate(axes)))
+    return f"Figure with {len(axes)} panels. " + " ".join(
+        f"Panel {i + 1}: {_describe_axes(ax)}." for i, ax in enumerate(axes)
+    )
 
 
 # --------------------------------------------------------------------------- rendering
@@ -156,6 +246,7 @@ def readable_fonts(fig, *, column_px: float = COLUMN_PX, min_px: float = MIN_TEX
     scaled down to a ``column_px`` wide column (a 390 px phone).  Returns the font
     size floor used, in points.  Idempotent."""
     from matplotlib.text import Text
+
     width_pt = fig.get_figwidth() * 72.0
     floor = min_px * width_pt / column_px
     for t in fig.findobj(Text):
@@ -175,8 +266,15 @@ def readable_fonts(fig, *, column_px: float = COLUMN_PX, min_px: float = MIN_TEX
     return floor
 
 
-def render_png(fig, *, css_dpi: float = CSS_DPI, density: float = PIXEL_DENSITY,
-               tight: bool = True, palette: bool = True, check: bool = True) -> tuple[bytes, int, int]:
+def render_png(
+    fig,
+    *,
+    css_dpi: float = CSS_DPI,
+    density: float = PIXEL_DENSITY,
+    tight: bool = True,
+    palette: bool = True,
+    check: bool = True,
+) -> tuple[bytes, int, int]:
     """Render ``fig`` to PNG at ``density`` device pixels per CSS pixel.
 
     Returns ``(png_bytes, css_width, css_height)``: show the image at
@@ -193,6 +291,7 @@ def render_png(fig, *, css_dpi: float = CSS_DPI, density: float = PIXEL_DENSITY,
     kw = dict(bbox_inches="tight", pad_inches=0.05) if tight else {}
     if check:
         from ._check import checking_draws
+
         with checking_draws(fig, css_dpi=css_dpi, where="inline" if tight else "frame"):
             fig.savefig(buf, format="png", dpi=css_dpi * density, facecolor="white", **kw)
     else:
@@ -200,8 +299,7 @@ def render_png(fig, *, css_dpi: float = CSS_DPI, density: float = PIXEL_DENSITY,
     img = _Image.open(io.BytesIO(buf.getvalue()))
     w, h = img.size
     if palette:
-        img = img.convert("RGB").quantize(colors=256, method=_Image.Quantize.MEDIANCUT,
-                                          dither=_Image.Dither.NONE)
+        img = img.convert("RGB").quantize(colors=256, method=_Image.Quantize.MEDIANCUT, dither=_Image.Dither.NONE)
         out = io.BytesIO()
         img.save(out, format="PNG", optimize=True)
         data = out.getvalue()
@@ -223,6 +321,7 @@ def render_image(fig, *, css_dpi: float = CSS_DPI, density: float = PIXEL_DENSIT
     buf = io.BytesIO()
     if check:
         from ._check import checking_draws
+
         with checking_draws(fig, css_dpi=css_dpi, where="frame"):
             fig.savefig(buf, format="rgba", dpi=dpi, facecolor="white")
     else:
@@ -230,7 +329,7 @@ def render_image(fig, *, css_dpi: float = CSS_DPI, density: float = PIXEL_DENSIT
     data = buf.getvalue()
     # Agg's canvas is the figure's size in pixels, truncated (backend_agg.RendererAgg)
     w, h = int(fig.get_figwidth() * dpi), int(fig.get_figheight() * dpi)
-    if w * h * 4 != len(data):      # pragma: no cover - another backend's rounding
+    if w * h * 4 != len(data):  # pragma: no cover - another backend's rounding
         data, w, h = render_png(fig, css_dpi=css_dpi, density=density, tight=False, palette=False, check=False)
         return _Image.open(io.BytesIO(data)).convert("RGB"), w, h
     img = _Image.frombuffer("RGBA", (w, h), data, "raw", "RGBA", 0, 1).convert("RGB")
@@ -259,6 +358,7 @@ def _register_display() -> None:
     if ip is None:
         return
     from matplotlib.figure import Figure
+
     ip.display_formatter.formatters["image/png"].for_type(Figure, _png)
 
 
@@ -270,6 +370,7 @@ def figure(ncols: int = 1, nrows: int = 1, *, width: float = 6.4, height: float 
     (so that closing it is never forgotten and no stray inline figure appears)."""
     import sys
     from matplotlib.figure import Figure
+
     fig = Figure(figsize=(width, height), layout="constrained")
     # the figure function that asked for it, named by the readability check
     fig.seqrmt_origin = sys._getframe(1).f_code.co_name
@@ -277,8 +378,7 @@ def figure(ncols: int = 1, nrows: int = 1, *, width: float = 6.4, height: float 
     return fig, axes
 
 
-def finish(ax, *, xlabel: str | None = None, ylabel: str | None = None,
-           title: str | None = None, legend: bool = True):
+def finish(ax, *, xlabel: str | None = None, ylabel: str | None = None, title: str | None = None, legend: bool = True):
     """Label an axes and add a legend if it has labelled artists."""
     if xlabel:
         ax.set_xlabel(xlabel)
@@ -303,7 +403,7 @@ def legend_below(fig, ax=None, *, handles=None, labels=None, ncols: int = 2, fon
     """
     if handles is None:
         handles, labels, seen = [], [], set()
-        for a in ([ax] if ax is not None else fig.axes):
+        for a in [ax] if ax is not None else fig.axes:
             for h, lab in zip(*a.get_legend_handles_labels()):
                 if lab not in seen:
                     seen.add(lab)
@@ -313,8 +413,15 @@ def legend_below(fig, ax=None, *, handles=None, labels=None, ncols: int = 2, fon
         labels = [h.get_label() for h in handles]
     if not handles:
         return None
-    return fig.legend(handles, labels, loc="outside lower center", ncols=max(1, min(ncols, len(handles))),
-                      frameon=False, fontsize=fontsize, **kw)
+    return fig.legend(
+        handles,
+        labels,
+        loc="outside lower center",
+        ncols=max(1, min(ncols, len(handles))),
+        frameon=False,
+        fontsize=fontsize,
+        **kw,
+    )
 
 
 def legend_right(ax, *, fontsize="small", **kw):

@@ -5,6 +5,7 @@ figures draw the model with :func:`seqrmt.simulate` (independent signs ``R = I``
 ``beta = 0`` by default, so that no outlier is present) and compare the eigenvalue
 histogram with the density.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,18 +15,35 @@ from ..attention import causal_weights, kappa as _kappa, mean_weights
 from ..experiments import simulate
 from ..model import prefix_correlation, sizes
 from ..fixed_T_bulk import fixed_T_bulk_law
-from ..spectrum import (BulkLaw, bulk_critical_points, bulk_inverse_map, bulk_atom, bulk_density, bulk_edges,
-                        mp_density, mp_edges)
+from ..spectrum import (
+    BulkLaw,
+    bulk_critical_points,
+    bulk_inverse_map,
+    bulk_atom,
+    bulk_density,
+    bulk_edges,
+    mp_density,
+    mp_edges,
+)
 from ._style import IDEAL_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, legend_right, finish, fmt, set_alt
 
-__all__ = ["bulk_mp_figure", "bulk_density_figure", "bulk_inverse_map_figure", "bulk_limits_figure",
-           "bulk_simulation_figure", "bulk_kappa_figure", "bulk_token_count_figure",
-           "bulk_weights", "bulk_kolmogorov", "bulk_pooled_spectrum", "bulk_fixed_T_figure",
-           "bulk_fixed_T_convergence_figure"]
+__all__ = [
+    "bulk_mp_figure",
+    "bulk_density_figure",
+    "bulk_inverse_map_figure",
+    "bulk_limits_figure",
+    "bulk_simulation_figure",
+    "bulk_kappa_figure",
+    "bulk_token_count_figure",
+    "bulk_weights",
+    "bulk_kolmogorov",
+    "bulk_pooled_spectrum",
+    "bulk_fixed_T_figure",
+    "bulk_fixed_T_convergence_figure",
+]
 
 _RANDOM_COLOR = "#937860"
 _ZERO_TOL = 1e-9
-
 
 
 def _ratios_and_lengths(delta, gamma, Ts) -> tuple[float, float, list[int]]:
@@ -36,6 +54,7 @@ def _ratios_and_lengths(delta, gamma, Ts) -> tuple[float, float, list[int]]:
     if not Ts:
         raise ValueError("Ts must contain at least one sequence length")
     return delta, gamma, Ts
+
 
 def bulk_weights(name: str, T: int) -> np.ndarray:
     """Pooling weights used in the bulk figures: ``"mean"``, ``"causal"`` (tau = 0) or
@@ -55,6 +74,7 @@ def bulk_kolmogorov(eigenvalues, law) -> float:
     """Kolmogorov distance ``sup |F_emp - F|`` between a spectrum and a law with a ``cdf``
     (delegates to :func:`seqrmt.validation.kolmogorov_distance`)."""
     from ..validation import kolmogorov_distance
+
     return kolmogorov_distance(eigenvalues, law)
 
 
@@ -86,9 +106,14 @@ def _annotate_atom(ax, atom: float, measured: float | None = None):
     if measured is not None:
         text += f"\nzero eigenvalues: {measured:.3f}"
     (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
-    ax.annotate(text, xy=(0, y0 + 0.02 * (y1 - y0)), xytext=(x0 + 0.1 * (x1 - x0), y0 + 0.45 * (y1 - y0)),
-                fontsize="small", bbox=dict(boxstyle="round", fc="white", ec="0.7", alpha=0.9),
-                arrowprops=dict(arrowstyle="->", color=THEORY_COLOR, lw=1))
+    ax.annotate(
+        text,
+        xy=(0, y0 + 0.02 * (y1 - y0)),
+        xytext=(x0 + 0.1 * (x1 - x0), y0 + 0.45 * (y1 - y0)),
+        fontsize="small",
+        bbox=dict(boxstyle="round", fc="white", ec="0.7", alpha=0.9),
+        arrowprops=dict(arrowstyle="->", color=THEORY_COLOR, lw=1),
+    )
     ax.plot([0], [y0], marker="^", ms=9, color=THEORY_COLOR, clip_on=False, zorder=5)
 
 
@@ -107,24 +132,38 @@ def bulk_mp_figure(ratio: float = 0.5, d: int = 400, *, seed=0):
     a, b = mp_edges(c)
     x = np.linspace(0, 1.1 * b, 600)
     fig, ax = figure(width=6.0, height=3.4)
-    measured = _hist_continuous(ax, lam, np.linspace(0, 1.1 * b, 50), color=SIM_COLOR,
-                                label=f"eigenvalues, d={d}, n={n}")
+    measured = _hist_continuous(
+        ax, lam, np.linspace(0, 1.1 * b, 50), color=SIM_COLOR, label=f"eigenvalues, d={d}, n={n}"
+    )
     ax.plot(x, mp_density(x, c), color=THEORY_COLOR, lw=1.6, label=f"MP density, c={c:g}")
     _mark_edges(ax, a, b)
     ax.set_xlim(-0.05 * b, 1.1 * b)
     ax.set_ylim(0, None)
     _annotate_atom(ax, max(0.0, 1 - 1 / c), measured if c > 1 else None)
     finish(ax, xlabel=r"$\lambda$", ylabel="density", title="Marchenko–Pastur: white-noise sample covariance")
-    atom_txt = (f"; an atom of mass {fmt(1 - 1 / c)} at zero (measured fraction of zero eigenvalues "
-                f"{fmt(measured)})" if c > 1 else "")
-    return set_alt(fig, f"Histogram of the eigenvalues of a {d} by {n} white-noise sample covariance "
-                        f"(ratio c = {fmt(c)}) with the Marchenko-Pastur density: the eigenvalues fill "
-                        f"the support from {fmt(a)} to {fmt(b)} (dashed edges; simulated range "
-                        f"{fmt(max(lam.min(), 0))} to {fmt(lam.max())}){atom_txt}.")
+    atom_txt = (
+        f"; an atom of mass {fmt(1 - 1 / c)} at zero (measured fraction of zero eigenvalues {fmt(measured)})"
+        if c > 1
+        else ""
+    )
+    return set_alt(
+        fig,
+        f"Histogram of the eigenvalues of a {d} by {n} white-noise sample covariance "
+        f"(ratio c = {fmt(c)}) with the Marchenko-Pastur density: the eigenvalues fill "
+        f"the support from {fmt(a)} to {fmt(b)} (dashed edges; simulated range "
+        f"{fmt(max(lam.min(), 0))} to {fmt(lam.max())}){atom_txt}.",
+    )
 
 
-def bulk_density_figure(delta: float = 0.5, gamma: float = 0.5, kappa: float = 1.0, *, show_factors: bool = True,
-                        xmax: float | None = None, ymax: float | None = None):
+def bulk_density_figure(
+    delta: float = 0.5,
+    gamma: float = 0.5,
+    kappa: float = 1.0,
+    *,
+    show_factors: bool = True,
+    xmax: float | None = None,
+    ymax: float | None = None,
+):
     """Theorem 1: the density of ``kappa (MP_delta boxtimes MP_gamma)``, its edges and atom.
 
     The density ``-Im G(x + i0)/pi`` comes from the physical root of the cubic
@@ -155,30 +194,52 @@ def bulk_density_figure(delta: float = 0.5, gamma: float = 0.5, kappa: float = 1
     rho = bulk_density(x, delta, gamma, kappa)
     fig, ax = figure(width=6.4, height=3.6)
     if show_factors:
-        ax.plot(x, mp_density(x, delta, kappa), color=WEIGHT_COLORS["mean"], ls=":", lw=1.3,
-                label=r"$\kappa\,$MP$_\delta$ (vocabulary only)")
-        ax.plot(x, mp_density(x, gamma, kappa), color=WEIGHT_COLORS["causal"], ls=":", lw=1.3,
-                label=r"$\kappa\,$MP$_\gamma$ (sample only)")
+        ax.plot(
+            x,
+            mp_density(x, delta, kappa),
+            color=WEIGHT_COLORS["mean"],
+            ls=":",
+            lw=1.3,
+            label=r"$\kappa\,$MP$_\delta$ (vocabulary only)",
+        )
+        ax.plot(
+            x,
+            mp_density(x, gamma, kappa),
+            color=WEIGHT_COLORS["causal"],
+            ls=":",
+            lw=1.3,
+            label=r"$\kappa\,$MP$_\gamma$ (sample only)",
+        )
     ax.fill_between(x, rho, color=THEORY_COLOR, alpha=0.12, lw=0)
     ax.plot(x, rho, color=THEORY_COLOR, lw=1.8, label=r"$\kappa\,(\mathrm{MP}_\delta\boxtimes\mathrm{MP}_\gamma)$")
     _mark_edges(ax, left, right)
-    top = ymax if ymax is not None else min(1.15 * float(np.max(rho[np.isfinite(rho)], initial=0.1)),
-                                             2.5 / kappa)
+    top = ymax if ymax is not None else min(1.15 * float(np.max(rho[np.isfinite(rho)], initial=0.1)), 2.5 / kappa)
     ax.set_ylim(0, top)
     ax.set_xlim(-0.02 * xmax, xmax)
     _annotate_atom(ax, atom)
-    finish(ax, xlabel=r"$\lambda$", ylabel="density",
-           title=f"$\\delta$={delta:g}, $\\gamma$={gamma:g}, $\\kappa$={kappa:g}: "
-                 f"edges [{left:.3f}, {right:.3f}], atom {atom:.3f}")
+    finish(
+        ax,
+        xlabel=r"$\lambda$",
+        ylabel="density",
+        title=f"$\\delta$={delta:g}, $\\gamma$={gamma:g}, $\\kappa$={kappa:g}: "
+        f"edges [{left:.3f}, {right:.3f}], atom {atom:.3f}",
+    )
     fin = np.isfinite(rho)
     peak = x[fin][np.argmax(rho[fin])] if fin.any() else float("nan")
-    factors = (f" It is wider than the two dotted Marchenko-Pastur factors, whose right edges are "
-               f"{fmt(mp_edges(delta)[1] * kappa)} (vocabulary, δ) and {fmt(mp_edges(gamma)[1] * kappa)} "
-               f"(sample, γ)." if show_factors else "")
+    factors = (
+        f" It is wider than the two dotted Marchenko-Pastur factors, whose right edges are "
+        f"{fmt(mp_edges(delta)[1] * kappa)} (vocabulary, δ) and {fmt(mp_edges(gamma)[1] * kappa)} "
+        f"(sample, γ)."
+        if show_factors
+        else ""
+    )
     atom_txt = f" An arrow marks the atom of mass {fmt(atom)} at zero." if atom > 0 else " There is no atom at zero."
-    return set_alt(fig, f"Density of the bulk κ(MP δ ⊠ MP γ) of the paper's Theorem 1 at δ = {fmt(delta)}, "
-                        f"γ = {fmt(gamma)}, κ = {fmt(kappa)}: supported between the dashed edges "
-                        f"{fmt(left)} and {fmt(right)}, highest near λ = {fmt(peak, 2)}.{factors}{atom_txt}")
+    return set_alt(
+        fig,
+        f"Density of the bulk κ(MP δ ⊠ MP γ) of the paper's Theorem 1 at δ = {fmt(delta)}, "
+        f"γ = {fmt(gamma)}, κ = {fmt(kappa)}: supported between the dashed edges "
+        f"{fmt(left)} and {fmt(right)}, highest near λ = {fmt(peak, 2)}.{factors}{atom_txt}",
+    )
 
 
 def bulk_inverse_map_figure(delta: float = 0.5, gamma: float = 0.5, kappa: float = 1.0):
@@ -211,19 +272,31 @@ def bulk_inverse_map_figure(delta: float = 0.5, gamma: float = 0.5, kappa: float
     ax.plot(psi[phys_r], x[phys_r], color=THEORY_COLOR, lw=2.4, label="physical branch")
     ax.plot(psi[phys_l], x[phys_l], color=THEORY_COLOR, lw=2.4)
     ax.axhspan(left, right, color=SIM_COLOR, alpha=0.25, label="support: complex root")
-    ax.plot([psi_r, psi_l], [right, bulk_inverse_map(psi_l, delta, gamma, kappa)], "o", color=THEORY_COLOR,
-            label="critical points")
+    ax.plot(
+        [psi_r, psi_l],
+        [right, bulk_inverse_map(psi_l, delta, gamma, kappa)],
+        "o",
+        color=THEORY_COLOR,
+        label="critical points",
+    )
     ax.axvline(0, color="gray", lw=0.6)
     ax.axhline(0, color="gray", lw=0.6)
     ax.set_ylim(-1.2 * right, 2.2 * right)
     ax.set_xlim(lo, hi)
-    finish(ax, xlabel=r"$\psi = xG(x) - 1$", ylabel=r"$x$",
-           title=f"inverse map, $\\delta$={delta:g}, $\\gamma$={gamma:g}: edges [{left:.3f}, {right:.3f}]")
-    return set_alt(fig, f"The inverse map x(ψ) = κ(1+ψ)(1+δψ)(1+γψ)/ψ at δ = {fmt(delta)}, γ = {fmt(gamma)}, "
-                        f"κ = {fmt(kappa)}, for ψ from {fmt(lo, 2)} to {fmt(hi, 2)}: thick physical branches "
-                        f"right of ψ = 0 (up to the critical point ψ = {fmt(psi_r)}) and left of it (down to "
-                        f"ψ = {fmt(psi_l)}); the shaded band between x = {fmt(left)} and x = {fmt(right)}, the "
-                        f"support, meets only the other branches; dots at the critical points give the edges.")
+    finish(
+        ax,
+        xlabel=r"$\psi = xG(x) - 1$",
+        ylabel=r"$x$",
+        title=f"inverse map, $\\delta$={delta:g}, $\\gamma$={gamma:g}: edges [{left:.3f}, {right:.3f}]",
+    )
+    return set_alt(
+        fig,
+        f"The inverse map x(ψ) = κ(1+ψ)(1+δψ)(1+γψ)/ψ at δ = {fmt(delta)}, γ = {fmt(gamma)}, "
+        f"κ = {fmt(kappa)}, for ψ from {fmt(lo, 2)} to {fmt(hi, 2)}: thick physical branches "
+        f"right of ψ = 0 (up to the critical point ψ = {fmt(psi_r)}) and left of it (down to "
+        f"ψ = {fmt(psi_l)}); the shaded band between x = {fmt(left)} and x = {fmt(right)}, the "
+        f"support, meets only the other branches; dots at the critical points give the edges.",
+    )
 
 
 def bulk_limits_figure(gamma: float = 0.5, deltas=(1.0, 0.3, 0.1, 0.02), kappa: float = 1.0):
@@ -242,6 +315,7 @@ def bulk_limits_figure(gamma: float = 0.5, deltas=(1.0, 0.3, 0.1, 0.02), kappa: 
     fig, ax = figure(width=6.0, height=3.4)
     shades = np.linspace(0.35, 0.85, len(deltas))
     import matplotlib
+
     cmap = matplotlib.colormaps["Blues"]
     for dl, sh in zip(deltas, shades):
         ax.plot(x, bulk_density(x, dl, gamma, kappa), color=cmap(sh), lw=1.5, label=f"$\\delta$={dl:g}")
@@ -250,21 +324,32 @@ def bulk_limits_figure(gamma: float = 0.5, deltas=(1.0, 0.3, 0.1, 0.02), kappa: 
     ax.set_ylim(0, 2.0 * float(mp.max()))
     finish(ax, xlabel=r"$\lambda$", ylabel="density", title=f"back to Marchenko–Pastur, $\\gamma$={gamma:g}")
     rights = ", ".join(f"{fmt(bulk_edges(dl, gamma, kappa)[1])} at δ = {fmt(dl)}" for dl in deltas)
-    return set_alt(fig, f"Bulk densities at γ = {fmt(gamma)}, κ = {fmt(kappa)} for δ = "
-                        + ", ".join(fmt(dl) for dl in deltas)
-                        + f", approaching the dashed Marchenko-Pastur density κ MP γ (right edge "
-                          f"{fmt(mp_edges(gamma)[1] * kappa)}) as δ decreases; right edges {rights}.")
+    return set_alt(
+        fig,
+        f"Bulk densities at γ = {fmt(gamma)}, κ = {fmt(kappa)} for δ = "
+        + ", ".join(fmt(dl) for dl in deltas)
+        + f", approaching the dashed Marchenko-Pastur density κ MP γ (right edge "
+        f"{fmt(mp_edges(gamma)[1] * kappa)}) as δ decreases; right edges {rights}.",
+    )
 
 
 def _simulate_bulk(d, delta, gamma, w, beta, seed):
     V, N = sizes(d, delta, gamma)
-    R = prefix_correlation(w.size, 1)          # independent signs: alpha = kappa, no outlier
+    R = prefix_correlation(w.size, 1)  # independent signs: alpha = kappa, no outlier
     sim = simulate(d, V, N, w, R, beta, centered=True, seed=seed, n_vectors=1)
     return sim.eigenvalues, V, N
 
 
-def bulk_simulation_figure(delta: float = 0.5, gamma: float = 0.5, T: int = 8, weights: str = "mean", *,
-                           d: int = 400, beta: float = 0.0, seed=0):
+def bulk_simulation_figure(
+    delta: float = 0.5,
+    gamma: float = 0.5,
+    T: int = 8,
+    weights: str = "mean",
+    *,
+    d: int = 400,
+    beta: float = 0.0,
+    seed=0,
+):
     """Eigenvalue histogram of the centered ``S`` against Theorem 1.
 
     Draws a table and ``N = d/gamma`` sequences of length ``T`` with independent signs
@@ -283,8 +368,9 @@ def bulk_simulation_figure(delta: float = 0.5, gamma: float = 0.5, T: int = 8, w
     left, right = law.support()
     xmax = 1.1 * max(right, lam.max())
     fig, ax = figure(width=6.4, height=3.6)
-    measured = _hist_continuous(ax, lam, np.linspace(0, xmax, 60), color=SIM_COLOR,
-                                label=f"eigenvalues of $S_c$ (d={d}, V={V}, N={N})")
+    measured = _hist_continuous(
+        ax, lam, np.linspace(0, xmax, 60), color=SIM_COLOR, label=f"eigenvalues of $S_c$ (d={d}, V={V}, N={N})"
+    )
     x = np.linspace(0, xmax, 1000)[1:]
     ax.plot(x, law.pdf(x), color=THEORY_COLOR, lw=1.7, label="paper's Theorem 1")
     _mark_edges(ax, left, right)
@@ -293,15 +379,25 @@ def bulk_simulation_figure(delta: float = 0.5, gamma: float = 0.5, T: int = 8, w
     ax.set_ylim(0, top)
     _annotate_atom(ax, law.atom, measured if (law.atom > 0 or measured > 0) else None)
     ks = bulk_kolmogorov(lam, law)
-    finish(ax, xlabel=r"$\lambda$", ylabel="density",
-           title=f"$\\delta$={delta:g}, $\\gamma$={gamma:g}, T={T}, {weights} weights ($\\kappa$={k:.3f})\n"
-                 f"Kolmogorov distance {ks:.3f}")
-    atom_txt = (f" The atom at zero has predicted mass {fmt(law.atom)}; measured fraction of zero "
-                f"eigenvalues {fmt(measured)}." if law.atom > 0 else "")
-    return set_alt(fig, f"Histogram of the eigenvalues of the centered S (d = {d}, V = {V}, N = {N}, T = {T}, "
-                        f"{weights} weights, κ = {fmt(k)}, δ = {fmt(delta)}, γ = {fmt(gamma)}) against the "
-                        f"density of the paper's Theorem 1 between the dashed edges {fmt(left)} and {fmt(right)}: largest "
-                        f"eigenvalue {fmt(lam.max())}, Kolmogorov distance {ks:.3f}.{atom_txt}")
+    finish(
+        ax,
+        xlabel=r"$\lambda$",
+        ylabel="density",
+        title=f"$\\delta$={delta:g}, $\\gamma$={gamma:g}, T={T}, {weights} weights ($\\kappa$={k:.3f})\n"
+        f"Kolmogorov distance {ks:.3f}",
+    )
+    atom_txt = (
+        f" The atom at zero has predicted mass {fmt(law.atom)}; measured fraction of zero eigenvalues {fmt(measured)}."
+        if law.atom > 0
+        else ""
+    )
+    return set_alt(
+        fig,
+        f"Histogram of the eigenvalues of the centered S (d = {d}, V = {V}, N = {N}, T = {T}, "
+        f"{weights} weights, κ = {fmt(k)}, δ = {fmt(delta)}, γ = {fmt(gamma)}) against the "
+        f"density of the paper's Theorem 1 between the dashed edges {fmt(left)} and {fmt(right)}: largest "
+        f"eigenvalue {fmt(lam.max())}, Kolmogorov distance {ks:.3f}.{atom_txt}",
+    )
 
 
 def bulk_kappa_figure(delta: float = 0.5, gamma: float = 0.5, T: int = 8, *, d: int = 400, seed=0):
@@ -323,22 +419,26 @@ def bulk_kappa_figure(delta: float = 0.5, gamma: float = 0.5, T: int = 8, *, d: 
     _, r1 = bulk_edges(delta, gamma)
     x1 = np.linspace(0, 1.1 * r1, 800)[1:]
     for n in names:
-        _hist_continuous(ax0, spectra[n], np.linspace(0, xmax0, 60), color=colors[n], step=True,
-                         label=f"{n}, $\\kappa$={kap[n]:.3f}")
+        _hist_continuous(
+            ax0, spectra[n], np.linspace(0, xmax0, 60), color=colors[n], step=True, label=f"{n}, $\\kappa$={kap[n]:.3f}"
+        )
         ax0.plot(x0, bulk_density(x0, delta, gamma, kap[n]), color=colors[n], lw=1, alpha=0.8)
-        _hist_continuous(ax1, spectra[n], np.linspace(0, 1.1 * r1, 50), color=colors[n], step=True,
-                         label=n, scale=kap[n])
+        _hist_continuous(
+            ax1, spectra[n], np.linspace(0, 1.1 * r1, 50), color=colors[n], step=True, label=n, scale=kap[n]
+        )
     ax1.plot(x1, bulk_density(x1, delta, gamma), color=THEORY_COLOR, lw=1.8, label=r"MP$_\delta\boxtimes$MP$_\gamma$")
     finish(ax0, xlabel=r"$\lambda$", ylabel="density", title="raw spectra: width set by $\\kappa$")
     finish(ax1, xlabel=r"$\lambda/\kappa$", ylabel="density", title="rescaled by $\\kappa=\\|w\\|^2$: one law")
     ax0.set_ylim(0, None)
     ax1.set_ylim(0, None)
-    return set_alt(fig, f"Left: eigenvalue histograms of the centered S (d = {d}, T = {T}, δ = {fmt(delta)}, "
-                        f"γ = {fmt(gamma)}) for " + ", ".join(
-                            f"{n} weights (κ = {fmt(kap[n])}, largest eigenvalue {fmt(spectra[n].max())})"
-                            for n in names)
-                        + f", each with its own density: the width scales with κ. Right: the same eigenvalues "
-                          f"divided by κ fall on one density MP δ ⊠ MP γ with right edge {fmt(r1)}.")
+    return set_alt(
+        fig,
+        f"Left: eigenvalue histograms of the centered S (d = {d}, T = {T}, δ = {fmt(delta)}, "
+        f"γ = {fmt(gamma)}) for "
+        + ", ".join(f"{n} weights (κ = {fmt(kap[n])}, largest eigenvalue {fmt(spectra[n].max())})" for n in names)
+        + f", each with its own density: the width scales with κ. Right: the same eigenvalues "
+        f"divided by κ fall on one density MP δ ⊠ MP γ with right edge {fmt(r1)}.",
+    )
 
 
 def bulk_token_count_figure(delta: float = 0.5, gamma: float = 0.5, Ts=(1, 8), *, d: int = 400, seed=0):
@@ -365,8 +465,7 @@ def bulk_token_count_figure(delta: float = 0.5, gamma: float = 0.5, Ts=(1, 8), *
         ks = bulk_kolmogorov(x, law)
         dists.append(ks)
         col = colors[i % len(colors)]
-        _hist_continuous(ax, x, np.linspace(0, xmax, 50), color=col, step=True,
-                         label=f"T={T}")
+        _hist_continuous(ax, x, np.linspace(0, xmax, 50), color=col, step=True, label=f"T={T}")
         emp = np.arange(1, x.size + 1) / x.size
         ax1.plot(x, emp - law.cdf(x), color=col, lw=1.3, label=f"T={T}: distance {ks:.3f}")
     grid = np.linspace(0, xmax, 800)[1:]
@@ -374,22 +473,35 @@ def bulk_token_count_figure(delta: float = 0.5, gamma: float = 0.5, Ts=(1, 8), *
     ax.set_ylim(0, None)
     ax1.axhline(0, color=THEORY_COLOR, lw=1)
     ax1.set_xlim(0, xmax)
-    finish(ax, xlabel=r"$\lambda/\kappa$", ylabel="density",
-           title=f"$\\delta$={delta:g}, $\\gamma$={gamma:g}, d={d}, mean pooling", legend=False)
-    finish(ax1, xlabel=r"$\lambda/\kappa$", ylabel=r"$F_{\mathrm{emp}} - F$",
-           title="distance to the law (Kolmogorov)", legend=False)
+    finish(
+        ax,
+        xlabel=r"$\lambda/\kappa$",
+        ylabel="density",
+        title=f"$\\delta$={delta:g}, $\\gamma$={gamma:g}, d={d}, mean pooling",
+        legend=False,
+    )
+    finish(
+        ax1,
+        xlabel=r"$\lambda/\kappa$",
+        ylabel=r"$F_{\mathrm{emp}} - F$",
+        title="distance to the law (Kolmogorov)",
+        legend=False,
+    )
     legend_right(ax)
     legend_right(ax1)
-    return set_alt(fig, f"Top: histograms of the rescaled eigenvalues λ/κ of the centered S (d = {d}, "
-                        f"δ = {fmt(delta)}, γ = {fmt(gamma)}, mean pooling) for T = "
-                        + ", ".join(str(T) for T in Ts)
-                        + " against the density of the paper's Theorem 1. Bottom: empirical minus theoretical distribution "
-                          "functions; Kolmogorov distances "
-                        + ", ".join(f"{ks:.3f} at T = {T}" for T, ks in zip(Ts, dists)) + ".")
+    return set_alt(
+        fig,
+        f"Top: histograms of the rescaled eigenvalues λ/κ of the centered S (d = {d}, "
+        f"δ = {fmt(delta)}, γ = {fmt(gamma)}, mean pooling) for T = "
+        + ", ".join(str(T) for T in Ts)
+        + " against the density of the paper's Theorem 1. Bottom: empirical minus theoretical distribution "
+        "functions; Kolmogorov distances " + ", ".join(f"{ks:.3f} at T = {T}" for T, ks in zip(Ts, dists)) + ".",
+    )
 
 
-def bulk_pooled_spectrum(delta: float = 1.5, gamma: float = 1.5, T: int = 2, weights: str = "mean", *,
-                         d: int = 1000, seeds=(0, 1, 2)) -> np.ndarray:
+def bulk_pooled_spectrum(
+    delta: float = 1.5, gamma: float = 1.5, T: int = 2, weights: str = "mean", *, d: int = 1000, seeds=(0, 1, 2)
+) -> np.ndarray:
     """Eigenvalues of the centered ``S`` for several independent tables, pooled.
 
     One draw per seed of :func:`seqrmt.simulate` (``d``, ``V, N = sizes(d, delta, gamma)``,
@@ -406,8 +518,16 @@ def bulk_pooled_spectrum(delta: float = 1.5, gamma: float = 1.5, T: int = 2, wei
     return np.concatenate([_simulate_bulk(d, delta, gamma, w, 0.0, s)[0] for s in seeds])
 
 
-def bulk_fixed_T_figure(delta: float = 1.5, gamma: float = 1.5, T: int = 2, weights: str = "mean", *,
-                        d: int = 1000, seeds=(0, 1, 2), eigenvalues=None):
+def bulk_fixed_T_figure(
+    delta: float = 1.5,
+    gamma: float = 1.5,
+    T: int = 2,
+    weights: str = "mean",
+    *,
+    d: int = 1000,
+    seeds=(0, 1, 2),
+    eigenvalues=None,
+):
     """The fixed-``T`` law and Theorem 1 against a simulated spectrum at small ``T``.
 
     Left: histogram of the nonzero eigenvalues of the centered ``S`` (three tables pooled by
@@ -422,51 +542,77 @@ def bulk_fixed_T_figure(delta: float = 1.5, gamma: float = 1.5, T: int = 2, weig
     gamma = _checks.positive("gamma", gamma)
     w = bulk_weights(weights, T)
     k = _kappa(w)
-    lam = (bulk_pooled_spectrum(delta, gamma, T, weights, d=d, seeds=seeds) if eigenvalues is None
-           else _checks.real_array("eigenvalues", eigenvalues, allow_inf=False).ravel())
+    lam = (
+        bulk_pooled_spectrum(delta, gamma, T, weights, d=d, seeds=seeds)
+        if eigenvalues is None
+        else _checks.real_array("eigenvalues", eigenvalues, allow_inf=False).ravel()
+    )
     thm1 = BulkLaw(delta, gamma, k)
     fixed = fixed_T_bulk_law(delta, gamma, w)
     ks1, ksT = bulk_kolmogorov(lam, thm1), bulk_kolmogorov(lam, fixed)
     xmax = 1.05 * max(float(fixed.ppf(0.999)), thm1.support()[1])
     fig, (ax, ax1) = figure(1, 2, width=7.2, height=6.8)
-    measured = _hist_continuous(ax, lam, np.linspace(0, xmax, 70), color=SIM_COLOR,
-                                label=f"eigenvalues of $S_c$\n({lam.size} pooled)")
+    measured = _hist_continuous(
+        ax, lam, np.linspace(0, xmax, 70), color=SIM_COLOR, label=f"eigenvalues of $S_c$\n({lam.size} pooled)"
+    )
     x = np.linspace(0, xmax, 800)[1:]
     ax.plot(x, thm1.pdf(x), color=IDEAL_COLOR, ls="--", lw=1.6, label="paper's Theorem 1\n(large T)")
     ax.plot(x, fixed.pdf(x), color=THEORY_COLOR, lw=1.7, label="fixed-T law")
     ax.set_xlim(-0.02 * xmax, xmax)
     inner = np.linspace(0.1 * xmax, xmax, 300)
-    ax.set_ylim(0, max(1.3 * float(max(fixed.pdf(inner).max(), thm1.pdf(inner).max())),
-                       1.05 * float(max(ax.patches[0].get_data()[0].max(), 0.0))))
+    ax.set_ylim(
+        0,
+        max(
+            1.3 * float(max(fixed.pdf(inner).max(), thm1.pdf(inner).max())),
+            1.05 * float(max(ax.patches[0].get_data()[0].max(), 0.0)),
+        ),
+    )
     (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
-    ax.annotate(f"atom at 0\npaper's Thm 1: {thm1.atom:.3f}\nfixed T: {fixed.atom:.3f}\nsimulated: {measured:.3f}",
-                xy=(0, y0 + 0.02 * (y1 - y0)), xytext=(x0 + 0.5 * (x1 - x0), y0 + 0.35 * (y1 - y0)),
-                fontsize="small", bbox=dict(boxstyle="round", fc="white", ec="0.7", alpha=0.9),
-                arrowprops=dict(arrowstyle="->", color=THEORY_COLOR, lw=1))
+    ax.annotate(
+        f"atom at 0\npaper's Thm 1: {thm1.atom:.3f}\nfixed T: {fixed.atom:.3f}\nsimulated: {measured:.3f}",
+        xy=(0, y0 + 0.02 * (y1 - y0)),
+        xytext=(x0 + 0.5 * (x1 - x0), y0 + 0.35 * (y1 - y0)),
+        fontsize="small",
+        bbox=dict(boxstyle="round", fc="white", ec="0.7", alpha=0.9),
+        arrowprops=dict(arrowstyle="->", color=THEORY_COLOR, lw=1),
+    )
     ax.plot([0], [y0], marker="^", ms=9, color=THEORY_COLOR, clip_on=False, zorder=5)
     srt = np.sort(np.where(lam < _ZERO_TOL * lam.max(), 0.0, lam))
-    emp = np.searchsorted(srt, srt, side="right") / srt.size      # right-continuous, ties counted
-    ax1.plot(srt, emp - thm1.cdf(srt), color=IDEAL_COLOR, ls="--", lw=1.4,
-             label=f"paper's Thm 1:\ndistance {ks1:.3f}")
+    emp = np.searchsorted(srt, srt, side="right") / srt.size  # right-continuous, ties counted
+    ax1.plot(srt, emp - thm1.cdf(srt), color=IDEAL_COLOR, ls="--", lw=1.4, label=f"paper's Thm 1:\ndistance {ks1:.3f}")
     ax1.plot(srt, emp - fixed.cdf(srt), color=THEORY_COLOR, lw=1.4, label=f"fixed-T law:\ndistance {ksT:.3f}")
     ax1.axhline(0, color="gray", lw=0.7)
     ax1.set_xlim(-0.02 * xmax, xmax)
-    finish(ax, xlabel=r"$\lambda$", ylabel="density",
-           title=f"$\\delta$={delta:g}, $\\gamma$={gamma:g}, T={T}, {weights} weights, d={d}", legend=False)
-    finish(ax1, xlabel=r"$\lambda$", ylabel=r"$F_{\mathrm{emp}} - F$",
-           title="distance of the spectrum to each law", legend=False)
+    finish(
+        ax,
+        xlabel=r"$\lambda$",
+        ylabel="density",
+        title=f"$\\delta$={delta:g}, $\\gamma$={gamma:g}, T={T}, {weights} weights, d={d}",
+        legend=False,
+    )
+    finish(
+        ax1,
+        xlabel=r"$\lambda$",
+        ylabel=r"$F_{\mathrm{emp}} - F$",
+        title="distance of the spectrum to each law",
+        legend=False,
+    )
     legend_right(ax)
     legend_right(ax1)
-    return set_alt(fig, f"Top: histogram of {lam.size} pooled eigenvalues of the centered S (δ = {fmt(delta)}, "
-                        f"γ = {fmt(gamma)}, T = {T}, {weights} weights, d = {d}) with the fixed-T density "
-                        f"(solid) and the density of the paper's Theorem 1 (dashed); atom at zero {fmt(thm1.atom)} for "
-                        f"the paper's Theorem 1, {fmt(fixed.atom)} for the fixed-T law, {fmt(measured)} simulated. "
-                        f"Bottom: empirical minus theoretical distribution functions; Kolmogorov distance "
-                        f"{ks1:.3f} to the paper's Theorem 1 and {ksT:.3f} to the fixed-T law.")
+    return set_alt(
+        fig,
+        f"Top: histogram of {lam.size} pooled eigenvalues of the centered S (δ = {fmt(delta)}, "
+        f"γ = {fmt(gamma)}, T = {T}, {weights} weights, d = {d}) with the fixed-T density "
+        f"(solid) and the density of the paper's Theorem 1 (dashed); atom at zero {fmt(thm1.atom)} for "
+        f"the paper's Theorem 1, {fmt(fixed.atom)} for the fixed-T law, {fmt(measured)} simulated. "
+        f"Bottom: empirical minus theoretical distribution functions; Kolmogorov distance "
+        f"{ks1:.3f} to the paper's Theorem 1 and {ksT:.3f} to the fixed-T law.",
+    )
 
 
-def bulk_fixed_T_convergence_figure(delta: float = 1.5, gamma: float = 1.5, Ts=(1, 2, 4, 8, 16, 64),
-                                    weights: str = "mean"):
+def bulk_fixed_T_convergence_figure(
+    delta: float = 1.5, gamma: float = 1.5, Ts=(1, 2, 4, 8, 16, 64), weights: str = "mean"
+):
     """The fixed-``T`` law tends to Theorem 1 as ``T`` grows.
 
     Left: ``F_T - F`` against ``lambda / kappa``, where ``F_T`` is the distribution function of
@@ -481,6 +627,7 @@ def bulk_fixed_T_convergence_figure(delta: float = 1.5, gamma: float = 1.5, Ts=(
     xmax = 1.05 * thm1.support()[1]
     x = np.union1d(np.linspace(0.0, xmax, 1500), np.geomspace(1e-6, 0.05, 200) * xmax)
     import matplotlib
+
     cmap = matplotlib.colormaps["Blues"]
     shades = np.linspace(0.35, 0.95, len(Ts))
     fig, (ax0, ax1) = figure(1, 2, width=7.2, height=6.6)
@@ -499,15 +646,30 @@ def bulk_fixed_T_convergence_figure(delta: float = 1.5, gamma: float = 1.5, Ts=(
         ax1.plot(*zip(*pos), "s--", color=SIM_COLOR, label=r"atom$_T$ $-$ atom")
     ax1.set_xscale("log", base=2)
     ax1.set_yscale("log")
-    finish(ax0, xlabel=r"$\lambda/\kappa$", ylabel=r"$F_T - F$ (paper's Thm 1)",
-           title=f"$\\delta$={delta:g}, $\\gamma$={gamma:g}, {weights} weights", legend=False)
-    finish(ax1, xlabel="sequence length T", ylabel="distance to paper's Thm 1", title="convergence as T grows",
-           legend=False)
+    finish(
+        ax0,
+        xlabel=r"$\lambda/\kappa$",
+        ylabel=r"$F_T - F$ (paper's Thm 1)",
+        title=f"$\\delta$={delta:g}, $\\gamma$={gamma:g}, {weights} weights",
+        legend=False,
+    )
+    finish(
+        ax1,
+        xlabel="sequence length T",
+        ylabel="distance to paper's Thm 1",
+        title="convergence as T grows",
+        legend=False,
+    )
     legend_right(ax0)
     legend_right(ax1)
-    return set_alt(fig, f"Top: difference between the distribution functions of the fixed-T law and of "
-                        f"the paper's Theorem 1 against λ/κ (δ = {fmt(delta)}, γ = {fmt(gamma)}, {weights} weights) for "
-                        f"T = " + ", ".join(str(T) for T in Ts) + ". Bottom, on log scales: the largest "
-                        "difference against T, " + ", ".join(f"{fmt(dv, 2)} at T = {T}" for T, dv in zip(Ts, dist))
-                        + "; and the excess atom at zero, "
-                        + ", ".join(f"{fmt(e, 2)} at T = {T}" for T, e in zip(Ts, excess)) + ".")
+    return set_alt(
+        fig,
+        f"Top: difference between the distribution functions of the fixed-T law and of "
+        f"the paper's Theorem 1 against λ/κ (δ = {fmt(delta)}, γ = {fmt(gamma)}, {weights} weights) for "
+        f"T = " + ", ".join(str(T) for T in Ts) + ". Bottom, on log scales: the largest "
+        "difference against T, "
+        + ", ".join(f"{fmt(dv, 2)} at T = {T}" for T, dv in zip(Ts, dist))
+        + "; and the excess atom at zero, "
+        + ", ".join(f"{fmt(e, 2)} at T = {T}" for T, e in zip(Ts, excess))
+        + ".",
+    )

@@ -6,6 +6,7 @@ All theory comes from :mod:`seqrmt.spikes` (``predict``, ``spike_curve``,
 ``critical_beta``) and :mod:`seqrmt.spectrum` (``bulk_density``, ``bulk_edges``);
 simulations from :func:`seqrmt.simulate`.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,12 +20,29 @@ from ..attention import kappa as _kappa
 from ..experiments import simulate
 from ..model import prefix_correlation, sizes
 from ..spectrum import bulk_atom, bulk_density, bulk_edges
-from ..spikes import (critical_beta, population_threshold, predict, sample_threshold,
-                      spike_curve)
-from ._style import (IDEAL_COLOR, MEAN_SPIKE_COLOR, SIM_COLOR, THEORY_COLOR, figure, legend_below, legend_right, finish, fmt, set_alt)
+from ..spikes import critical_beta, population_threshold, predict, sample_threshold, spike_curve
+from ._style import (
+    IDEAL_COLOR,
+    MEAN_SPIKE_COLOR,
+    SIM_COLOR,
+    THEORY_COLOR,
+    figure,
+    legend_below,
+    legend_right,
+    finish,
+    fmt,
+    set_alt,
+)
 
-__all__ = ["spikes_spectrum", "spikes_centering", "spikes_vs_beta",
-           "spikes_phase_diagram", "spikes_fixed_T", "spikes_fixed_T_limit", "spikes_fixed_T_vs_T"]
+__all__ = [
+    "spikes_spectrum",
+    "spikes_centering",
+    "spikes_vs_beta",
+    "spikes_phase_diagram",
+    "spikes_fixed_T",
+    "spikes_fixed_T_limit",
+    "spikes_fixed_T_vs_T",
+]
 
 _WEIGHT_NAMES = ("mean", "causal", "optimal")
 _EDGE_COLOR = "#777777"
@@ -53,40 +71,71 @@ def _draw_spectrum(ax, sim, exact, ideal, *, bins, show_legend=True):
     atom = bulk_atom(p.delta, p.gamma)
     keep = lam > 1e-9 * max(right, 1e-300) if atom > 0 else np.ones(d, bool)
     edges_h = np.linspace(0.0, xmax, bins + 1)
-    ax.hist(lam[keep], bins=edges_h, weights=np.full(keep.sum(), 1.0 / d / (edges_h[1] - edges_h[0])),
-            color=SIM_COLOR, alpha=0.55, label=f"simulated spectrum ($d={d}$)")
+    ax.hist(
+        lam[keep],
+        bins=edges_h,
+        weights=np.full(keep.sum(), 1.0 / d / (edges_h[1] - edges_h[0])),
+        color=SIM_COLOR,
+        alpha=0.55,
+        label=f"simulated spectrum ($d={d}$)",
+    )
     x = np.linspace(0.0, xmax, 600)
     dens = bulk_density(x, p.delta, p.gamma, p.kappa)
     ax.plot(x, dens, color=THEORY_COLOR, lw=1.3, label=r"bulk $\kappa(\mathrm{MP}_\delta\boxtimes\mathrm{MP}_\gamma)$")
     ymax = 1.15 * max(np.max(dens[np.isfinite(dens)]) if np.any(np.isfinite(dens)) else 1.0, 1e-12)
     top = lam[: min(3, d)]
-    ax.plot(top, np.full(top.size, 0.04 * ymax), "v", color=SIM_COLOR, mec="k", mew=0.5, ms=7,
-            label="simulated top eigenvalues", zorder=5)
+    ax.plot(
+        top,
+        np.full(top.size, 0.04 * ymax),
+        "v",
+        color=SIM_COLOR,
+        mec="k",
+        mew=0.5,
+        ms=7,
+        label="simulated top eigenvalues",
+        zorder=5,
+    )
     ax.axvline(right, color=_EDGE_COLOR, ls="-.", lw=1, label="bulk edge")
     if exact is not None:
         if exact.sample_outlier is not None:
-            ax.axvline(exact.sample_outlier, color=THEORY_COLOR, lw=1.6,
-                       label=r"signal outlier, finite table $\theta=\alpha(\beta+\delta)$")
+            ax.axvline(
+                exact.sample_outlier,
+                color=THEORY_COLOR,
+                lw=1.6,
+                label=r"signal outlier, finite table $\theta=\alpha(\beta+\delta)$",
+            )
         if exact.mean_outlier is not None:
-            ax.axvline(exact.mean_outlier, color=MEAN_SPIKE_COLOR, lw=1.6, ls=":",
-                       label=r"vocabulary-mean outlier $\sigma_w^2\delta$")
+            ax.axvline(
+                exact.mean_outlier,
+                color=MEAN_SPIKE_COLOR,
+                lw=1.6,
+                ls=":",
+                label=r"vocabulary-mean outlier $\sigma_w^2\delta$",
+            )
     if ideal is not None and ideal.sample_outlier is not None:
-        ax.axvline(ideal.sample_outlier, color=IDEAL_COLOR, lw=1.6, ls="--",
-                   label=r"signal outlier, idealized $\theta=\alpha\beta$")
+        ax.axvline(
+            ideal.sample_outlier,
+            color=IDEAL_COLOR,
+            lw=1.6,
+            ls="--",
+            label=r"signal outlier, idealized $\theta=\alpha\beta$",
+        )
     ax.set_xlim(0.0, xmax)
     ax.set_ylim(0.0, ymax)
     finish(ax, xlabel=r"eigenvalue $\lambda$", ylabel="density", legend=False)
     if show_legend:
         # below the axes, so that it never hides the outliers
-        ax.legend(fontsize="x-small", frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.22),
-                  ncol=2)
+        ax.legend(fontsize="x-small", frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2)
 
 
 def _overlap_text(sim, exact, ideal, centered):
     parts = [rf"top eigvec: $|\hat u^\top u|^2$ sim {sim.overlaps[0]:.2f}"]
     if exact is not None:
-        parts.append(f"finite-table {exact.overlap:.2f}" if exact.outliers and
-                     exact.sample_outlier == exact.outliers[0] else "finite-table 0 (not the signal)")
+        parts.append(
+            f"finite-table {exact.overlap:.2f}"
+            if exact.outliers and exact.sample_outlier == exact.outliers[0]
+            else "finite-table 0 (not the signal)"
+        )
     if ideal is not None:
         parts.append(f"ideal {ideal.overlap:.2f}")
     txt = ", ".join(parts)
@@ -101,9 +150,11 @@ def _spectrum_alt(sim, exact, ideal) -> str:
     right = bulk_edges(p.delta, p.gamma, p.kappa)[1]
     lam = sim.eigenvalues
     n_out = int(np.sum(lam > right * 1.02))
-    parts = [f"bulk up to {fmt(right)}",
-             f"top simulated eigenvalue {fmt(lam[0])}"
-             + (f" ({n_out} above the bulk edge)" if n_out else " (none clearly above the bulk edge)")]
+    parts = [
+        f"bulk up to {fmt(right)}",
+        f"top simulated eigenvalue {fmt(lam[0])}"
+        + (f" ({n_out} above the bulk edge)" if n_out else " (none clearly above the bulk edge)"),
+    ]
     if exact is not None:
         if exact.sample_outlier is not None:
             parts.append(f"finite-table prediction of the signal outlier {fmt(exact.sample_outlier)}")
@@ -112,15 +163,30 @@ def _spectrum_alt(sim, exact, ideal) -> str:
         if exact.mean_outlier is not None:
             parts.append(f"vocabulary-mean outlier predicted at {fmt(exact.mean_outlier)}")
     if ideal is not None:
-        parts.append(f"idealized prediction {fmt(ideal.sample_outlier)}" if ideal.sample_outlier
-                     is not None else "idealized theory predicts no outlier")
+        parts.append(
+            f"idealized prediction {fmt(ideal.sample_outlier)}"
+            if ideal.sample_outlier is not None
+            else "idealized theory predicts no outlier"
+        )
     parts.append(f"squared alignment of the top eigenvector with the signal {sim.overlaps[0]:.2f}")
     return "; ".join(parts)
 
 
-def spikes_spectrum(*, beta: float = 1.0, delta: float = 0.5, gamma: float = 0.25, T: int = 16,
-                    L: int = 4, weights: str = "optimal", d: int = 400, centered: bool = True,
-                    theory: str = "both", seed: int = 0, bins: int = 60, realized: bool = False):
+def spikes_spectrum(
+    *,
+    beta: float = 1.0,
+    delta: float = 0.5,
+    gamma: float = 0.25,
+    T: int = 16,
+    L: int = 4,
+    weights: str = "optimal",
+    d: int = 400,
+    centered: bool = True,
+    theory: str = "both",
+    seed: int = 0,
+    bins: int = 60,
+    realized: bool = False,
+):
     """Simulated spectrum of ``S`` for the prefix model with the predicted outliers.
 
     Draws the histogram of the eigenvalues of one simulated ``S`` (``d`` given,
@@ -166,18 +232,34 @@ def spikes_spectrum(*, beta: float = 1.0, delta: float = 0.5, gamma: float = 0.2
     fig, ax = figure(width=6.8, height=4.6)
     _draw_spectrum(ax, sim, exact, ideal, bins=bins, show_legend=False)
     legend_below(fig, ax, ncols=2, fontsize="x-small")  # below the axes: never over the outliers
-    ax.set_title(rf"{weights} weights, $\beta={beta:g}$, $\delta={delta:g}$, $\gamma={gamma:g}$, "
-                 f"{'centered' if centered else 'uncentered'}\n" + _overlap_text(sim, exact, ideal, centered),
-                 fontsize="small")
-    return set_alt(fig, f"Histogram of the eigenvalues of one simulated {'centered' if centered else 'uncentered'} "
-                        f"S (d = {d}, prefix model T = {T}, L = {L}) with {weights} weights at β = {fmt(beta)}, "
-                        f"δ = {fmt(delta)}, γ = {fmt(gamma)}, and the bulk density of the paper's Theorem 1: "
-                        + _spectrum_alt(sim, exact, ideal) + ".")
+    ax.set_title(
+        rf"{weights} weights, $\beta={beta:g}$, $\delta={delta:g}$, $\gamma={gamma:g}$, "
+        f"{'centered' if centered else 'uncentered'}\n" + _overlap_text(sim, exact, ideal, centered),
+        fontsize="small",
+    )
+    return set_alt(
+        fig,
+        f"Histogram of the eigenvalues of one simulated {'centered' if centered else 'uncentered'} "
+        f"S (d = {d}, prefix model T = {T}, L = {L}) with {weights} weights at β = {fmt(beta)}, "
+        f"δ = {fmt(delta)}, γ = {fmt(gamma)}, and the bulk density of the paper's Theorem 1: "
+        + _spectrum_alt(sim, exact, ideal)
+        + ".",
+    )
 
 
-def spikes_centering(*, beta: float = 1.0, delta: float = 0.5, gamma: float = 0.5, T: int = 16,
-                     L: int = 4, weights: str = "mean", d: int = 400, seed: int = 0,
-                     bins: int = 50, realized: bool = True):
+def spikes_centering(
+    *,
+    beta: float = 1.0,
+    delta: float = 0.5,
+    gamma: float = 0.5,
+    T: int = 16,
+    L: int = 4,
+    weights: str = "mean",
+    d: int = 400,
+    seed: int = 0,
+    bins: int = 50,
+    realized: bool = True,
+):
     """Uncentered versus centered ``S`` on the same data: the vocabulary-mean outlier.
 
     The pooled vectors carry the vocabulary-mean noise ``sigma_w zbar``; in the
@@ -199,17 +281,24 @@ def spikes_centering(*, beta: float = 1.0, delta: float = 0.5, gamma: float = 0.
         kw = sim.realized_norms if realized else {}
         exact = predict(delta, gamma, w, R, beta, centered=centered, **kw)
         _draw_spectrum(ax, sim, exact, None, bins=bins, show_legend=not centered)
-        ax.set_title(("uncentered $S$" if not centered else "centered $S_c$") + "\n"
-                     + rf"top eigvec: $|\hat u^\top u|^2$={sim.overlaps[0]:.2f}, "
-                     + rf"$|\hat u^\top \bar z|^2/\|\bar z\|^2$={sim.mean_overlaps[0]:.2f}",
-                     fontsize="small")
-        alt.append(f"{'Top, uncentered S' if not centered else 'Bottom, centered S'}: "
-                   + _spectrum_alt(sim, exact, None)
-                   + f"; squared alignment of the top eigenvector with the vocabulary mean "
-                     f"{sim.mean_overlaps[0]:.2f}.")
-    return set_alt(fig, f"Eigenvalue histograms of the same simulated data (d = {d}, {weights} weights, "
-                        f"β = {fmt(beta)}, δ = {fmt(delta)}, γ = {fmt(gamma)}) before and after centering. "
-                        + " ".join(alt))
+        ax.set_title(
+            ("uncentered $S$" if not centered else "centered $S_c$")
+            + "\n"
+            + rf"top eigvec: $|\hat u^\top u|^2$={sim.overlaps[0]:.2f}, "
+            + rf"$|\hat u^\top \bar z|^2/\|\bar z\|^2$={sim.mean_overlaps[0]:.2f}",
+            fontsize="small",
+        )
+        alt.append(
+            f"{'Top, uncentered S' if not centered else 'Bottom, centered S'}: "
+            + _spectrum_alt(sim, exact, None)
+            + f"; squared alignment of the top eigenvector with the vocabulary mean "
+            f"{sim.mean_overlaps[0]:.2f}."
+        )
+    return set_alt(
+        fig,
+        f"Eigenvalue histograms of the same simulated data (d = {d}, {weights} weights, "
+        f"β = {fmt(beta)}, δ = {fmt(delta)}, γ = {fmt(gamma)}) before and after centering. " + " ".join(alt),
+    )
 
 
 def _curve(theta, beta, delta, gamma, kappa, finite_table):
@@ -218,9 +307,18 @@ def _curve(theta, beta, delta, gamma, kappa, finite_table):
     return c.sample_location, c.overlap * shrink
 
 
-def spikes_vs_beta(*, delta: float = 0.5, gamma: float = 0.25, T: int = 16, L: int = 4,
-                   weights: str = "optimal", beta_max: float = 3.0,
-                   sim_betas=(0.0, 0.5, 1.0, 1.5, 2.0, 3.0), seeds=(0, 1, 2), d: int = 400):
+def spikes_vs_beta(
+    *,
+    delta: float = 0.5,
+    gamma: float = 0.25,
+    T: int = 16,
+    L: int = 4,
+    weights: str = "optimal",
+    beta_max: float = 3.0,
+    sim_betas=(0.0, 0.5, 1.0, 1.5, 2.0, 3.0),
+    seeds=(0, 1, 2),
+    d: int = 400,
+):
     """Top eigenvalue and top-eigenvector alignment of the centered ``S`` against ``beta``.
 
     Theory curves (vectorized :func:`seqrmt.spike_curve`): exact finite-table
@@ -261,18 +359,28 @@ def spikes_vs_beta(*, delta: float = 0.5, gamma: float = 0.25, T: int = 16, L: i
                 top[i, j], ov[i, j] = sim.eigenvalues[0], sim.overlaps[0]
         sd = (lambda x: x.std(axis=1, ddof=1)) if len(seeds) > 1 else (lambda x: np.zeros(len(x)))
         lab = f"simulation ($d={d}$, {len(seeds)} seeds)"
-        ax1.errorbar(sim_betas, top.mean(1), sd(top), fmt="o", color=SIM_COLOR, mec="k", mew=0.5,
-                     capsize=3, label=lab, zorder=5)
-        ax2.errorbar(sim_betas, ov.mean(1), sd(ov), fmt="o", color=SIM_COLOR, mec="k", mew=0.5,
-                     capsize=3, label=lab, zorder=5)
+        ax1.errorbar(
+            sim_betas, top.mean(1), sd(top), fmt="o", color=SIM_COLOR, mec="k", mew=0.5, capsize=3, label=lab, zorder=5
+        )
+        ax2.errorbar(
+            sim_betas, ov.mean(1), sd(ov), fmt="o", color=SIM_COLOR, mec="k", mew=0.5, capsize=3, label=lab, zorder=5
+        )
     # a margin on the right: the simulation at beta_max is drawn whole
     ax1.set_xlim(0, 1.03 * beta_max)
     ax2.set_xlim(0, 1.03 * beta_max)
     ax2.set_ylim(-0.02, 1.02)
-    finish(ax1, xlabel=r"signal strength $\beta=\|\mu\|^2$", ylabel=r"top eigenvalue $\lambda_1(S_c)$",
-           title=f"{weights} weights, prefix $T={T}, L={L}$, $\\delta={delta:g}$, $\\gamma={gamma:g}$")
-    finish(ax2, xlabel=r"signal strength $\beta=\|\mu\|^2$", ylabel=r"$|\hat u_1^\top u|^2$",
-           title="alignment of the top eigenvector with $u=\\mu/\\|\\mu\\|$")
+    finish(
+        ax1,
+        xlabel=r"signal strength $\beta=\|\mu\|^2$",
+        ylabel=r"top eigenvalue $\lambda_1(S_c)$",
+        title=f"{weights} weights, prefix $T={T}, L={L}$, $\\delta={delta:g}$, $\\gamma={gamma:g}$",
+    )
+    finish(
+        ax2,
+        xlabel=r"signal strength $\beta=\|\mu\|^2$",
+        ylabel=r"$|\hat u_1^\top u|^2$",
+        title="alignment of the top eigenvector with $u=\\mu/\\|\\mu\\|$",
+    )
     crit = {ft: critical_beta(delta, gamma, w, R, finite_table=ft) for ft in (True, False)}
 
     def onset(ft: bool, name: str) -> str:
@@ -282,18 +390,25 @@ def spikes_vs_beta(*, delta: float = 0.5, gamma: float = 0.25, T: int = 16, L: i
             return f"{name}: no outlier up to β = {fmt(beta_max)}"
         return f"{name}: outlier from the critical β = {fmt(crit[ft])}"
 
-    alt = (f"Two panels against the signal strength β from 0 to {fmt(beta_max)}, {weights} weights, "
-           f"prefix model T = {T}, L = {L}, δ = {fmt(delta)}, γ = {fmt(gamma)}. Top: top eigenvalue "
-           f"of the centered S against the bulk edge {fmt(edge)}; {onset(True, 'finite-table theory')}, "
-           f"{onset(False, 'idealized theory')}; at β = {fmt(beta_max)} the predicted top eigenvalue is "
-           f"{fmt(loc_e[-1])} (exact) and {fmt(loc_i[-1])} (idealized). Bottom: squared alignment of the "
-           f"top eigenvector with the signal, 0 without an outlier, reaching {ov_e[-1]:.2f} (exact) and "
-           f"{ov_i[-1]:.2f} (idealized) at β = {fmt(beta_max)}.")
+    alt = (
+        f"Two panels against the signal strength β from 0 to {fmt(beta_max)}, {weights} weights, "
+        f"prefix model T = {T}, L = {L}, δ = {fmt(delta)}, γ = {fmt(gamma)}. Top: top eigenvalue "
+        f"of the centered S against the bulk edge {fmt(edge)}; {onset(True, 'finite-table theory')}, "
+        f"{onset(False, 'idealized theory')}; at β = {fmt(beta_max)} the predicted top eigenvalue is "
+        f"{fmt(loc_e[-1])} (exact) and {fmt(loc_i[-1])} (idealized). Bottom: squared alignment of the "
+        f"top eigenvector with the signal, 0 without an outlier, reaching {ov_e[-1]:.2f} (exact) and "
+        f"{ov_i[-1]:.2f} (idealized) at β = {fmt(beta_max)}."
+    )
     if seeds and sim_betas:
-        alt += (f" Simulated means (d = {d}, {len(seeds)} seed{'s' if len(seeds) > 1 else ''}) at β = "
-                + ", ".join(fmt(x) for x in sim_betas)
-                + ": top eigenvalue " + ", ".join(fmt(x) for x in top.mean(1))
-                + "; alignment " + ", ".join(f"{x:.2f}" for x in ov.mean(1)) + ".")
+        alt += (
+            f" Simulated means (d = {d}, {len(seeds)} seed{'s' if len(seeds) > 1 else ''}) at β = "
+            + ", ".join(fmt(x) for x in sim_betas)
+            + ": top eigenvalue "
+            + ", ".join(fmt(x) for x in top.mean(1))
+            + "; alignment "
+            + ", ".join(f"{x:.2f}" for x in ov.mean(1))
+            + "."
+        )
     return set_alt(fig, alt)
 
 
@@ -301,10 +416,20 @@ _PHASE_COLORS = ("#eeeeee", "#f6d7b0", "#c7e6c1")
 _PHASE_LABELS = ("no outlier", "population outlier only", "sample outlier")
 
 
-def spikes_phase_diagram(*, plane: str = "gamma", delta: float = 0.5, gamma: float = 0.5,
-                         T: int = 16, L: int = 4, weights: str = "mean", beta_max: float = 2.0,
-                         y_max: float | None = None, n: int = 200, ideal: bool = True,
-                         point: tuple[float, float] | None = None):
+def spikes_phase_diagram(
+    *,
+    plane: str = "gamma",
+    delta: float = 0.5,
+    gamma: float = 0.5,
+    T: int = 16,
+    L: int = 4,
+    weights: str = "mean",
+    beta_max: float = 2.0,
+    y_max: float | None = None,
+    n: int = 200,
+    ideal: bool = True,
+    point: tuple[float, float] | None = None,
+):
     """Phase diagram of the two BBP transitions (Theorems 2-3) for the finite table.
 
     Colors the ``(beta, gamma)`` plane (``plane="gamma"``, ``delta`` fixed) or the
@@ -339,14 +464,16 @@ def spikes_phase_diagram(*, plane: str = "gamma", delta: float = 0.5, gamma: flo
     c = spike_curve(a * (B + dl), dl, gm, k)
     region = c.population_exists.astype(int) + c.sample_exists.astype(int)
     fig, ax = figure(width=6.4, height=5.0)
-    ax.pcolormesh(B, Y, region, cmap=ListedColormap(_PHASE_COLORS), vmin=-0.5, vmax=2.5,
-                  shading="auto", rasterized=True)
+    ax.pcolormesh(
+        B, Y, region, cmap=ListedColormap(_PHASE_COLORS), vmin=-0.5, vmax=2.5, shading="auto", rasterized=True
+    )
     # threshold lines from the smooth margins theta - theta_c (one root solve per row)
     dls = np.full(n, delta) if plane == "gamma" else y
     gms = y if plane == "gamma" else np.full(n, gamma)
     t_pop = np.array([population_threshold(x, k) for x in dls])[:, None]
     t_smp = np.array([sample_threshold(x, g, k) for x, g in zip(dls, gms)])[:, None]
     from matplotlib.lines import Line2D
+
     handles = [Patch(color=col, label=lab) for col, lab in zip(_PHASE_COLORS, _PHASE_LABELS)]
     styles = [(a * (B + dl), THEORY_COLOR, "-", r"finite-table thresholds, $\theta=\alpha(\beta+\delta)$")]
     if ideal:
@@ -363,24 +490,33 @@ def spikes_phase_diagram(*, plane: str = "gamma", delta: float = 0.5, gamma: flo
     ax.set_ylim(0, y_max)
     ylab = r"$\gamma = d/N$" if plane == "gamma" else r"$\delta = d/V$"
     fixed = rf"$\delta={delta:g}$" if plane == "gamma" else rf"$\gamma={gamma:g}$"
-    finish(ax, xlabel=r"signal strength $\beta=\|\mu\|^2$", ylabel=ylab, legend=False,
-           title=f"{weights} weights, prefix $T={T}, L={L}$\n{fixed}, "
-                 rf"$\alpha/\kappa={a / k:.2f}$")
+    finish(
+        ax,
+        xlabel=r"signal strength $\beta=\|\mu\|^2$",
+        ylabel=ylab,
+        legend=False,
+        title=f"{weights} weights, prefix $T={T}, L={L}$\n{fixed}, "
+        rf"$\alpha/\kappa={a / k:.2f}$",
+    )
     legend_below(fig, handles=handles, ncols=2, fontsize="x-small")
     ylab_txt = "γ = d/N" if plane == "gamma" else "δ = d/V"
     frac = [float(np.mean(region == r)) for r in (0, 1, 2)]
+
     # smallest beta with a sample outlier at the lowest and highest y of the grid
     def first_beta(row):
         hit = np.nonzero(region[row] == 2)[0]
         return f"β ≈ {fmt(b[hit[0]], 2)}" if hit.size else f"no β up to {fmt(beta_max)}"
-    alt = (f"Phase diagram of the signal spike, {weights} weights, prefix model T = {T}, L = {L}, "
-           f"{'δ' if plane == 'gamma' else 'γ'} = {fmt(delta if plane == 'gamma' else gamma)}, "
-           f"α/κ = {a / k:.2f}: horizontal axis signal strength β from 0 to {fmt(beta_max)}, vertical "
-           f"axis {ylab_txt} from 0 to {fmt(y_max)}. Regions: no outlier ({frac[0]:.0%} of the plane, "
-           f"small β), population outlier only ({frac[1]:.0%}), sample outlier ({frac[2]:.0%}, large β). "
-           f"The sample outlier appears from {first_beta(0)} at {ylab_txt.split(' ')[0]} = {fmt(y[0], 2)} "
-           f"and from {first_beta(-1)} at {ylab_txt.split(' ')[0]} = {fmt(y[-1], 2)}; solid lines are the "
-           "finite-table thresholds" + (", dashed the idealized ones, to their left." if ideal else "."))
+
+    alt = (
+        f"Phase diagram of the signal spike, {weights} weights, prefix model T = {T}, L = {L}, "
+        f"{'δ' if plane == 'gamma' else 'γ'} = {fmt(delta if plane == 'gamma' else gamma)}, "
+        f"α/κ = {a / k:.2f}: horizontal axis signal strength β from 0 to {fmt(beta_max)}, vertical "
+        f"axis {ylab_txt} from 0 to {fmt(y_max)}. Regions: no outlier ({frac[0]:.0%} of the plane, "
+        f"small β), population outlier only ({frac[1]:.0%}), sample outlier ({frac[2]:.0%}, large β). "
+        f"The sample outlier appears from {first_beta(0)} at {ylab_txt.split(' ')[0]} = {fmt(y[0], 2)} "
+        f"and from {first_beta(-1)} at {ylab_txt.split(' ')[0]} = {fmt(y[-1], 2)}; solid lines are the "
+        "finite-table thresholds" + (", dashed the idealized ones, to their left." if ideal else ".")
+    )
     return set_alt(fig, alt)
 
 
@@ -400,6 +536,7 @@ def spikes_fixed_T(*, rows=None, Ts=(1, 2), beta_max_ratio: float = 3.2):
     from ..validation import load_fixed_T_spike
     from ..fixed_T_spike import fixed_T_spike_model
     from ..attention import mean_weights
+
     if rows is None:
         rows = load_fixed_T_spike()[0]
     rows = list(rows)
@@ -425,44 +562,81 @@ def spikes_fixed_T(*, rows=None, Ts=(1, 2), beta_max_ratio: float = 3.2):
         ax1.plot(betas, loc_l, color=IDEAL_COLOR, lw=1.6, ls="--", label="large $T$")
         ax2.plot(betas, ov_f, color=THEORY_COLOR, lw=1.8, label="fixed $T$")
         ax2.plot(betas, ov_l, color=IDEAL_COLOR, lw=1.6, ls="--", label="large $T$")
-        clear = [r for r in rs if r["bulk_above"] <= 0.2]        # nan (no prediction) is not clear
+        clear = [r for r in rs if r["bulk_above"] <= 0.2]  # nan (no prediction) is not clear
         crowded = [r for r in rs if not r["bulk_above"] <= 0.2]
-        for group, face, lab in ((clear, SIM_COLOR, f"simulation ($d={d}$, {int(rs[0]['n'])} tables)"),
-                                 (crowded, "white", "simulation, no clear signal eigenvalue predicted")):
+        for group, face, lab in (
+            (clear, SIM_COLOR, f"simulation ($d={d}$, {int(rs[0]['n'])} tables)"),
+            (crowded, "white", "simulation, no clear signal eigenvalue predicted"),
+        ):
             if not group:
                 continue
             b = [r["beta"] for r in group]
-            ax1.errorbar(b, [r["lambda_sim"] for r in group], [2 * r["lambda_sem"] for r in group], fmt="o",
-                         color=SIM_COLOR, mfc=face, mec="k", mew=0.6, capsize=3, label=lab, zorder=5)
-            ax2.errorbar(b, [r["overlap_sim"] for r in group], [2 * r["overlap_sem"] for r in group], fmt="o",
-                         color=SIM_COLOR, mfc=face, mec="k", mew=0.6, capsize=3, label=lab, zorder=5)
+            ax1.errorbar(
+                b,
+                [r["lambda_sim"] for r in group],
+                [2 * r["lambda_sem"] for r in group],
+                fmt="o",
+                color=SIM_COLOR,
+                mfc=face,
+                mec="k",
+                mew=0.6,
+                capsize=3,
+                label=lab,
+                zorder=5,
+            )
+            ax2.errorbar(
+                b,
+                [r["overlap_sim"] for r in group],
+                [2 * r["overlap_sem"] for r in group],
+                fmt="o",
+                color=SIM_COLOR,
+                mfc=face,
+                mec="k",
+                mew=0.6,
+                capsize=3,
+                label=lab,
+                zorder=5,
+            )
         for ax in (ax1, ax2):
             ax.axvline(bc, color=IDEAL_COLOR, ls=":", lw=1)
             ax.set_xlim(betas[0], betas[-1])
         ax2.set_ylim(-0.02, 1.0)
-        finish(ax1, ylabel=r"top eigenvalue $\lambda_1(S_c)$" if j == 0 else None,
-               title=f"$T={T}$, $\\delta={delta:g}$, $\\gamma={gamma:g}$", legend=False)
-        finish(ax2, xlabel=r"signal strength $\beta=\|\mu\|^2$",
-               ylabel=r"$|\hat u_1^\top u|^2$" if j == 0 else None, legend=False)
+        finish(
+            ax1,
+            ylabel=r"top eigenvalue $\lambda_1(S_c)$" if j == 0 else None,
+            title=f"$T={T}$, $\\delta={delta:g}$, $\\gamma={gamma:g}$",
+            legend=False,
+        )
+        finish(
+            ax2,
+            xlabel=r"signal strength $\beta=\|\mu\|^2$",
+            ylabel=r"$|\hat u_1^\top u|^2$" if j == 0 else None,
+            legend=False,
+        )
         gap_f = max(abs(r["overlap_sim"] - r["overlap_fixed_T"]) for r in clear)
         gap_l = max(abs(r["overlap_sim"] - r["overlap_large_T"]) for r in clear)
-        alt.append(f"T = {T}: the simulated alignments lie within {fmt(gap_f, 2)} of the fixed-T curve and up to "
-                   f"{fmt(gap_l, 2)} from the large-T curve, which is higher near the threshold "
-                   f"(dotted line, β = {fmt(bc)}); at {len(crowded)} of {len(rs)} strengths (hollow points) no "
-                   "signal eigenvalue is predicted, or bulk eigenvalues are expected above it.")
+        alt.append(
+            f"T = {T}: the simulated alignments lie within {fmt(gap_f, 2)} of the fixed-T curve and up to "
+            f"{fmt(gap_l, 2)} from the large-T curve, which is higher near the threshold "
+            f"(dotted line, β = {fmt(bc)}); at {len(crowded)} of {len(rs)} strengths (hollow points) no "
+            "signal eigenvalue is predicted, or bulk eigenvalues are expected above it."
+        )
     handles = {}
-    for ax in axes.ravel():                      # one legend for all panels, below them
+    for ax in axes.ravel():  # one legend for all panels, below them
         for h, lab in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(lab, h)
-    fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncols=2,
-               fontsize="small", frameon=False)
-    return set_alt(fig, f"{2 * len(Ts)} panels: top row the top eigenvalue, bottom row its alignment with μ, "
-                        f"against β, one column per sequence length, with the fixed-T prediction (solid), the "
-                        f"large-T formula (dashed) and simulations with two standard errors. " + " ".join(alt))
+    fig.legend(
+        list(handles.values()), list(handles), loc="outside lower center", ncols=2, fontsize="small", frameon=False
+    )
+    return set_alt(
+        fig,
+        f"{2 * len(Ts)} panels: top row the top eigenvalue, bottom row its alignment with μ, "
+        f"against β, one column per sequence length, with the fixed-T prediction (solid), the "
+        f"large-T formula (dashed) and simulations with two standard errors. " + " ".join(alt),
+    )
 
 
-def spikes_fixed_T_limit(*, Ts=(1, 2, 4, 8, 16), delta: float = 0.5, gamma: float = 0.5,
-                         ratio_max: float = 3.0):
+def spikes_fixed_T_limit(*, Ts=(1, 2, 4, 8, 16), delta: float = 0.5, gamma: float = 0.5, ratio_max: float = 3.0):
     """The fixed-``T`` alignment tends to the large-``T`` one as ``T`` grows.
 
     Mean pooling over ``T`` independent positions, so that ``theta / theta_c`` at a given
@@ -473,6 +647,7 @@ def spikes_fixed_T_limit(*, Ts=(1, 2, 4, 8, 16), delta: float = 0.5, gamma: floa
     from ..fixed_T_spike import fixed_T_spike_model
     from ..attention import mean_weights
     from matplotlib import colormaps
+
     Ts = [_checks.integer("T", T) for T in Ts]
     if not Ts:
         raise ValueError("Ts must not be empty")
@@ -488,22 +663,30 @@ def spikes_fixed_T_limit(*, Ts=(1, 2, 4, 8, 16), delta: float = 0.5, gamma: floa
         bc = critical_beta(delta, gamma, w, R)
         _, ov = fixed_T_spike_model(delta, gamma, w, R).curve(ratios * bc)
         ov_l = np.array([predict(delta, gamma, w, R, r * bc).overlap for r in ratios])
-        has = ov > 0                      # where a fixed-T signal eigenvalue is predicted
+        has = ov > 0  # where a fixed-T signal eigenvalue is predicted
         gaps.append(float(np.max(np.abs(ov - ov_l)[has])) if has.any() else float("nan"))
         ax.plot(ratios, ov, color=cmap(i / max(1, len(Ts) - 1) * 0.9), lw=1.6, label=f"fixed $T={T}$")
     ax.plot(ratios, ov_l, color="k", lw=1.4, ls="--", label="large $T$ (every $T$)")
     ax.set_xlim(ratios[0], ratios[-1])
     ax.set_ylim(-0.02, 0.8)
-    finish(ax, xlabel=r"$\beta/\beta_c$ (large-$T$ sample threshold $\beta_c$)",
-           ylabel=r"$|\hat u^\top u|^2$ predicted",
-           title=f"mean pooling, independent positions, $\\delta={delta:g}$, $\\gamma={gamma:g}$", legend=False)
-    legend_right(ax)            # off the curves (the dips of T = 1 reach every height)
-    return set_alt(fig, "Predicted alignment of the signal eigenvector with μ against β over the large-T threshold, "
-                        "one solid curve per sequence length T = " + ", ".join(map(str, Ts))
-                   + ", and the large-T curve (dashed, the same for every T). The largest gap between a "
-                     "fixed-T curve and the large-T curve, where the fixed-T one predicts a signal eigenvalue, is "
-                   + ", ".join(f"{fmt(g, 2)} at T = {T}" for T, g in zip(Ts, gaps))
-                   + ": the fixed-T curves approach the large-T one as T grows.")
+    finish(
+        ax,
+        xlabel=r"$\beta/\beta_c$ (large-$T$ sample threshold $\beta_c$)",
+        ylabel=r"$|\hat u^\top u|^2$ predicted",
+        title=f"mean pooling, independent positions, $\\delta={delta:g}$, $\\gamma={gamma:g}$",
+        legend=False,
+    )
+    legend_right(ax)  # off the curves (the dips of T = 1 reach every height)
+    return set_alt(
+        fig,
+        "Predicted alignment of the signal eigenvector with μ against β over the large-T threshold, "
+        "one solid curve per sequence length T = "
+        + ", ".join(map(str, Ts))
+        + ", and the large-T curve (dashed, the same for every T). The largest gap between a "
+        "fixed-T curve and the large-T curve, where the fixed-T one predicts a signal eigenvalue, is "
+        + ", ".join(f"{fmt(g, 2)} at T = {T}" for T, g in zip(Ts, gaps))
+        + ": the fixed-T curves approach the large-T one as T grows.",
+    )
 
 
 def spikes_fixed_T_vs_T(*, rows=None, Ts=(1, 2, 4, 8, 16, 32, 64), settings=None):
@@ -522,6 +705,7 @@ def spikes_fixed_T_vs_T(*, rows=None, Ts=(1, 2, 4, 8, 16, 32, 64), settings=None
     from ..attention import mean_weights
     from ..model import markov_correlation
     from ..fixed_T_spike import fixed_T_predict, fixed_T_setting, load_fixed_T_spike_correlated
+
     if rows is None:
         rows = load_fixed_T_spike_correlated()[0]
     rows = [r for r in rows if r["kind"] == "spike"]
@@ -529,10 +713,26 @@ def spikes_fixed_T_vs_T(*, rows=None, Ts=(1, 2, 4, 8, 16, 32, 64), settings=None
     if not Ts:
         raise ValueError("Ts must not be empty")
     if settings is None:
-        settings = [(r"Markov $\rho=0.8$, $\delta=\gamma=0.5$, $\beta=1$", lambda T: markov_correlation(T, 0.8),
-                     mean_weights, 0.5, 0.5, 1.0, 1),
-                    (r"prefix $L=T/4$, $\delta=1$, $\gamma=0.5$, $\beta=2$", lambda T: prefix_correlation(T, T // 4),
-                     mean_weights, 1.0, 0.5, 2.0, 4)]
+        settings = [
+            (
+                r"Markov $\rho=0.8$, $\delta=\gamma=0.5$, $\beta=1$",
+                lambda T: markov_correlation(T, 0.8),
+                mean_weights,
+                0.5,
+                0.5,
+                1.0,
+                1,
+            ),
+            (
+                r"prefix $L=T/4$, $\delta=1$, $\gamma=0.5$, $\beta=2$",
+                lambda T: prefix_correlation(T, T // 4),
+                mean_weights,
+                1.0,
+                0.5,
+                2.0,
+                4,
+            ),
+        ]
     fig, (ax1, ax2) = figure(1, 2, width=7.2, height=6.6)
     colors = [THEORY_COLOR, MEAN_SPIKE_COLOR, "#2ca02c", "#9467bd"]
     alt = []
@@ -550,8 +750,10 @@ def spikes_fixed_T_vs_T(*, rows=None, Ts=(1, 2, 4, 8, 16, 32, 64), settings=None
         ax1.plot(ts, loc, "-", marker="s", ms=4, color=col, lw=1.6, label=f"fixed $T$: {label}")
         ax2.plot(ts, ov, "-", marker="s", ms=4, color=col, lw=1.6, label=f"fixed $T$: {label}")
         if ts:
-            alt.append(f"{label}: from {fmt(loc[0], 2)} % and {fmt(ov[0], 2)} at T = {ts[0]} to {fmt(loc[-1], 2)} % "
-                       f"and {fmt(ov[-1], 2)} at T = {ts[-1]}.")
+            alt.append(
+                f"{label}: from {fmt(loc[0], 2)} % and {fmt(ov[0], 2)} at T = {ts[0]} to {fmt(loc[-1], 2)} % "
+                f"and {fmt(ov[-1], 2)} at T = {ts[-1]}."
+            )
     sim_t, sim_l, sim_le, sim_o, sim_oe = [], [], [], [], []
     for r in rows:
         T = int(r["T"])
@@ -576,12 +778,20 @@ def spikes_fixed_T_vs_T(*, rows=None, Ts=(1, 2, 4, 8, 16, 32, 64), settings=None
     handles = {}
     for h, lab in zip(*ax1.get_legend_handles_labels()):
         handles.setdefault(lab, h)
-    fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncols=1, fontsize="small",
-               frameon=False)
-    return set_alt(fig, "Two panels, one above the other, against the sequence length T (log scale): top, the fixed-T signal eigenvalue "
-                        "relative to the large-T formula in percent; bottom, the fixed-T squared cosine with μ minus "
-                        "the large-T one; the dashed zero line is the large-T formula and the points are stored "
-                        "simulations with two standard errors. " + " ".join(alt)
-                   + (f" The simulated points lie between {fmt(min(sim_l), 2)} % and {fmt(max(sim_l), 2)} % in "
-                      f"location and between {fmt(min(sim_o), 2)} and {fmt(max(sim_o), 2)} in alignment."
-                      if rows else ""))
+    fig.legend(
+        list(handles.values()), list(handles), loc="outside lower center", ncols=1, fontsize="small", frameon=False
+    )
+    return set_alt(
+        fig,
+        "Two panels, one above the other, against the sequence length T (log scale): top, the fixed-T signal eigenvalue "
+        "relative to the large-T formula in percent; bottom, the fixed-T squared cosine with μ minus "
+        "the large-T one; the dashed zero line is the large-T formula and the points are stored "
+        "simulations with two standard errors. "
+        + " ".join(alt)
+        + (
+            f" The simulated points lie between {fmt(min(sim_l), 2)} % and {fmt(max(sim_l), 2)} % in "
+            f"location and between {fmt(min(sim_o), 2)} and {fmt(max(sim_o), 2)} in alignment."
+            if rows
+            else ""
+        ),
+    )

@@ -5,18 +5,33 @@ free multiplicative convolution checked against a product of two Wishart matrice
 Formulas come from :mod:`seqrmt.spectrum` and :mod:`seqrmt.toolkit`; every simulation has a
 fixed seed.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 from .. import _checks
 from ..spectrum import BulkLaw, bulk_atom, bulk_density, bulk_edges, mp_density, mp_edges, mp_stieltjes
-from ..toolkit import (bbp_outlier, bbp_overlap, bbp_threshold, empirical_stieltjes, semicircle_density,
-                       spiked_covariance_sample, stieltjes_inversion, wishart_product_eigenvalues)
+from ..toolkit import (
+    bbp_outlier,
+    bbp_overlap,
+    bbp_threshold,
+    empirical_stieltjes,
+    semicircle_density,
+    spiked_covariance_sample,
+    stieltjes_inversion,
+    wishart_product_eigenvalues,
+)
 from ._style import IDEAL_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, legend_below, finish, fmt, set_alt
 
-__all__ = ["toolkit_mp_convergence_figure", "toolkit_stieltjes_figure", "toolkit_bbp_figure",
-           "toolkit_bbp_explorer_figure", "toolkit_free_product_figure", "toolkit_semicircle_figure"]
+__all__ = [
+    "toolkit_mp_convergence_figure",
+    "toolkit_stieltjes_figure",
+    "toolkit_bbp_figure",
+    "toolkit_bbp_explorer_figure",
+    "toolkit_free_product_figure",
+    "toolkit_semicircle_figure",
+]
 
 _EPS_COLORS = ["#C6DBEF", "#6BAED6", "#2171B5", "#08306B"]
 
@@ -43,6 +58,7 @@ def toolkit_mp_convergence_figure(gamma: float = 0.5, ds=(25, 100, 800), *, seed
     ``gamma = d / N``, against the density of ``MP_gamma``; the panel titles give the
     Kolmogorov distance to the law (:func:`seqrmt.validation.kolmogorov_distance`)."""
     from ..validation import kolmogorov_distance
+
     gamma = _checks.positive("gamma", gamma)
     ds = [_checks.integer("ds", d, minimum=2) for d in ds]
     if not ds:
@@ -59,12 +75,19 @@ def toolkit_mp_convergence_figure(gamma: float = 0.5, ds=(25, 100, 800), *, seed
         _hist(ax, lam, np.linspace(0, 1.1 * b, 36 if d >= 400 else 16), label=f"eigenvalues, d={d}")
         ax.plot(x, mp_density(x, gamma), color=THEORY_COLOR, lw=1.5, label=rf"MP$_\gamma$, $\gamma$={gamma:g}")
         ax.set_xlim(0, 1.1 * b)
-        finish(ax, xlabel=r"$\lambda$" if ax is axes[-1] else None, ylabel="density",
-               title=f"d={d}, N={int(round(d / gamma))}: Kolmogorov distance {kss[-1]:.3f}")
-    return set_alt(fig, f"Histograms of the eigenvalues of white-noise sample covariances with γ = {fmt(gamma)} "
-                        f"for d = {', '.join(str(d) for d in ds)}, stacked, each under the Marchenko-Pastur density "
-                        f"between the edges {fmt(a)} and {fmt(b)}. The Kolmogorov distance to the law is "
-                        f"{', '.join(fmt(k) for k in kss)}: the histogram settles on the curve as d grows.")
+        finish(
+            ax,
+            xlabel=r"$\lambda$" if ax is axes[-1] else None,
+            ylabel="density",
+            title=f"d={d}, N={int(round(d / gamma))}: Kolmogorov distance {kss[-1]:.3f}",
+        )
+    return set_alt(
+        fig,
+        f"Histograms of the eigenvalues of white-noise sample covariances with γ = {fmt(gamma)} "
+        f"for d = {', '.join(str(d) for d in ds)}, stacked, each under the Marchenko-Pastur density "
+        f"between the edges {fmt(a)} and {fmt(b)}. The Kolmogorov distance to the law is "
+        f"{', '.join(fmt(k) for k in kss)}: the histogram settles on the curve as d grows.",
+    )
 
 
 def toolkit_stieltjes_figure(gamma: float = 0.5, eps=(0.3, 0.1, 0.03, 0.003), *, d: int = 400, seed=0):
@@ -83,30 +106,49 @@ def toolkit_stieltjes_figure(gamma: float = 0.5, eps=(0.3, 0.1, 0.03, 0.003), *,
     lam = _wishart_eigenvalues(d, gamma, seed)
     f = mp_density(x, gamma)
     fig, (ax1, ax2) = figure(nrows=2, width=6.4, height=5.8, sharex=True, sharey=True)
-    colors = (_EPS_COLORS * len(eps))[-len(eps):] if len(eps) <= 4 else [None] * len(eps)
+    colors = (_EPS_COLORS * len(eps))[-len(eps) :] if len(eps) <= 4 else [None] * len(eps)
     for e, col in zip(eps, colors):
-        ax1.plot(x, stieltjes_inversion(lambda z: mp_stieltjes(z, gamma), x, e), color=col, lw=1.3,
-                 label=rf"$\epsilon$={e:g}")
-        ax2.plot(x, stieltjes_inversion(lambda z: empirical_stieltjes(z, lam), x, e), color=col, lw=1.1,
-                 label=rf"$\epsilon$={e:g}")
+        ax1.plot(
+            x,
+            stieltjes_inversion(lambda z: mp_stieltjes(z, gamma), x, e),
+            color=col,
+            lw=1.3,
+            label=rf"$\epsilon$={e:g}",
+        )
+        ax2.plot(
+            x,
+            stieltjes_inversion(lambda z: empirical_stieltjes(z, lam), x, e),
+            color=col,
+            lw=1.1,
+            label=rf"$\epsilon$={e:g}",
+        )
     for ax in (ax1, ax2):
         ax.plot(x, f, color=THEORY_COLOR, lw=1.2, ls="--", label="MP density")
         ax.set_xlim(x[0], x[-1])
     ax1.set_ylim(0, 1.25 * f.max())
     inside = (x > a) & (x < b)
-    errs = [float(np.max(np.abs(stieltjes_inversion(lambda z: mp_stieltjes(z, gamma), x[inside], e) - f[inside])))
-            for e in eps]
-    finish(ax1, ylabel=r"$-\mathrm{Im}\,G(x+i\epsilon)/\pi$",
-           title=rf"Top: $G$ of MP$_\gamma$, $\gamma$={gamma:g}")
-    finish(ax2, xlabel=r"$x$", ylabel=r"$-\mathrm{Im}\,G_d(x+i\epsilon)/\pi$",
-           title=f"Bottom: empirical $G_d$ of d={d} eigenvalues (spacing about {(b - a) / d:.3f})", legend=False)
+    errs = [
+        float(np.max(np.abs(stieltjes_inversion(lambda z: mp_stieltjes(z, gamma), x[inside], e) - f[inside])))
+        for e in eps
+    ]
+    finish(ax1, ylabel=r"$-\mathrm{Im}\,G(x+i\epsilon)/\pi$", title=rf"Top: $G$ of MP$_\gamma$, $\gamma$={gamma:g}")
+    finish(
+        ax2,
+        xlabel=r"$x$",
+        ylabel=r"$-\mathrm{Im}\,G_d(x+i\epsilon)/\pi$",
+        title=f"Bottom: empirical $G_d$ of d={d} eigenvalues (spacing about {(b - a) / d:.3f})",
+        legend=False,
+    )
     eps_text = ", ".join(fmt(e) for e in eps)
-    return set_alt(fig, f"Density read from the Stieltjes transform at x + iε for ε = {eps_text}, "
-                        f"γ = {fmt(gamma)}. Top: for the exact Marchenko-Pastur transform the curves sharpen into "
-                        f"the dashed density as ε decreases (largest error {', '.join(fmt(e) for e in errs)}). "
-                        f"Bottom: for the transform of {d} simulated eigenvalues the curves with ε above the "
-                        f"spacing {fmt((b - a) / d)} follow the density, the smallest ε gives a spike at each "
-                        f"eigenvalue.")
+    return set_alt(
+        fig,
+        f"Density read from the Stieltjes transform at x + iε for ε = {eps_text}, "
+        f"γ = {fmt(gamma)}. Top: for the exact Marchenko-Pastur transform the curves sharpen into "
+        f"the dashed density as ε decreases (largest error {', '.join(fmt(e) for e in errs)}). "
+        f"Bottom: for the transform of {d} simulated eigenvalues the curves with ε above the "
+        f"spacing {fmt((b - a) / d)} follow the density, the smallest ε gives a spike at each "
+        f"eigenvalue.",
+    )
 
 
 def toolkit_bbp_figure(gamma: float = 0.5, *, d: int = 400, n_seeds: int = 6, n_points: int = 9, seed: int = 0):
@@ -124,8 +166,10 @@ def toolkit_bbp_figure(gamma: float = 0.5, *, d: int = 400, n_seeds: int = 6, n_
     tc = bbp_threshold(gamma)
     th = np.linspace(0, 4 * tc, 400)
     ths = np.linspace(0.25 * tc, 4 * tc, n_points)
-    sims = [[spiked_covariance_sample(d, gamma, t, seed=seed + n_seeds * i + s) for s in range(n_seeds)]
-            for i, t in enumerate(ths)]           # independent seeds for every point
+    sims = [
+        [spiked_covariance_sample(d, gamma, t, seed=seed + n_seeds * i + s) for s in range(n_seeds)]
+        for i, t in enumerate(ths)
+    ]  # independent seeds for every point
     top = np.array([[s[0][0] for s in row] for row in sims])
     ov = np.array([[s[1] for s in row] for row in sims])
     fig, (ax1, ax2) = figure(nrows=2, width=6.4, height=5.8, sharex=True)
@@ -138,24 +182,35 @@ def toolkit_bbp_figure(gamma: float = 0.5, *, d: int = 400, n_seeds: int = 6, n_
     for ax in (ax1, ax2):
         ax.axvline(tc, color="0.4", ls=":", lw=1)
     ax2.set_ylim(-0.03, 1.0)
-    finish(ax1, ylabel=r"top eigenvalue $\lambda_1$",
-           title=rf"Top: outlier location, $\gamma$={gamma:g}, $\theta_c$={tc:.3f}")
-    finish(ax2, xlabel=r"spike strength $\theta$", ylabel=r"$(\hat u^\top \mathsf{e})^2$",
-           title="Bottom: eigenvector overlap")
+    finish(
+        ax1,
+        ylabel=r"top eigenvalue $\lambda_1$",
+        title=rf"Top: outlier location, $\gamma$={gamma:g}, $\theta_c$={tc:.3f}",
+    )
+    finish(
+        ax2,
+        xlabel=r"spike strength $\theta$",
+        ylabel=r"$(\hat u^\top \mathsf{e})^2$",
+        title="Bottom: eigenvector overlap",
+    )
     err_top = float(np.max(np.abs(top.mean(1) - bbp_outlier(ths, gamma))))
     err_ov = float(np.max(np.abs(ov.mean(1) - bbp_overlap(ths, gamma))))
     top_max, ov_max = float(bbp_outlier(4 * tc, gamma)), float(bbp_overlap(4 * tc, gamma))
-    return set_alt(fig, f"Classic BBP transition at γ = {fmt(gamma)} against the spike strength θ from 0 to "
-                        f"{fmt(4 * tc)}, threshold θc = {fmt(tc)} dotted. Top: the top eigenvalue stays at the bulk "
-                        f"edge {fmt(mp_edges(gamma)[1])} below the threshold and rises along the theory curve to "
-                        f"{fmt(top_max)} above it. Bottom: the squared eigenvector overlap is 0 "
-                        f"below the threshold and rises to {fmt(ov_max)}. Simulated means over "
-                        f"{n_seeds} seeds at d = {d} (dots with error bars) are within {fmt(err_top)} of the "
-                        f"eigenvalue curve and {fmt(err_ov)} of the overlap curve.")
+    return set_alt(
+        fig,
+        f"Classic BBP transition at γ = {fmt(gamma)} against the spike strength θ from 0 to "
+        f"{fmt(4 * tc)}, threshold θc = {fmt(tc)} dotted. Top: the top eigenvalue stays at the bulk "
+        f"edge {fmt(mp_edges(gamma)[1])} below the threshold and rises along the theory curve to "
+        f"{fmt(top_max)} above it. Bottom: the squared eigenvector overlap is 0 "
+        f"below the threshold and rises to {fmt(ov_max)}. Simulated means over "
+        f"{n_seeds} seeds at d = {d} (dots with error bars) are within {fmt(err_top)} of the "
+        f"eigenvalue curve and {fmt(err_ov)} of the overlap curve.",
+    )
 
 
-def toolkit_bbp_explorer_figure(theta: float = 1.0, gamma: float = 0.5, *, d: int = 200, seed: int = 0,
-                                xmax: float = 7.0):
+def toolkit_bbp_explorer_figure(
+    theta: float = 1.0, gamma: float = 0.5, *, d: int = 200, seed: int = 0, xmax: float = 7.0
+):
     """One frame of the classic-BBP explorer: the simulated spectrum of the white spiked
     model (``d``, ``N = d/gamma``, one seed) over the ``MP_gamma`` density, with the predicted
     outlier (or the bulk edge, below the threshold) and the simulated top eigenvalue; the title
@@ -174,20 +229,39 @@ def toolkit_bbp_explorer_figure(theta: float = 1.0, gamma: float = 0.5, *, d: in
     ax.plot(x, mp_density(x, gamma), color=THEORY_COLOR, lw=1.4, label=r"MP$_\gamma$ density")
     ax.axvline(b, color=IDEAL_COLOR, ls="--", lw=1, label="bulk edge")
     above = theta > bbp_threshold(gamma)
-    ax.axvline(pred, color=WEIGHT_COLORS["optimal"], lw=2, alpha=0.8,
-               label="predicted outlier" if above else "no outlier: top eigenvalue at the edge")
+    ax.axvline(
+        pred,
+        color=WEIGHT_COLORS["optimal"],
+        lw=2,
+        alpha=0.8,
+        label="predicted outlier" if above else "no outlier: top eigenvalue at the edge",
+    )
     ax.plot([lam[0]], [0.04], "v", color=SIM_COLOR, mec="k", mew=0.5, ms=9, label="simulated top eigenvalue")
     ax.set_xlim(0, xmax)
-    ax.set_ylim(0, max(1.2, 1.05 * heights.max()))   # the frames share 1.2 unless a bar is taller (gamma near 1)
-    finish(ax, xlabel=r"$\lambda$", ylabel="density",
-           title=(rf"$\theta$={theta:g}, $\gamma$={gamma:g} ($\theta_c$={bbp_threshold(gamma):.2f})" "\n"
-                  f"overlap theory {pov:.2f}, simulated {ov:.2f}"), legend=False)
+    ax.set_ylim(0, max(1.2, 1.05 * heights.max()))  # the frames share 1.2 unless a bar is taller (gamma near 1)
+    finish(
+        ax,
+        xlabel=r"$\lambda$",
+        ylabel="density",
+        title=(
+            rf"$\theta$={theta:g}, $\gamma$={gamma:g} ($\theta_c$={bbp_threshold(gamma):.2f})"
+            "\n"
+            f"overlap theory {pov:.2f}, simulated {ov:.2f}"
+        ),
+        legend=False,
+    )
     legend_below(fig, ax, ncols=2, fontsize="x-small")
-    where = (f"an outlier predicted at {fmt(pred)}" if above
-             else f"no outlier predicted (θ below θc = {fmt(bbp_threshold(gamma))}), top eigenvalue at the edge")
-    return set_alt(fig, f"Simulated spectrum of the white spiked covariance with θ = {fmt(theta)}, γ = {fmt(gamma)}, "
-                        f"d = {d}, over the Marchenko-Pastur density with bulk edge {fmt(b)}: {where}; the simulated "
-                        f"top eigenvalue is {fmt(lam[0])}. Squared overlap: theory {fmt(pov)}, simulated {fmt(ov)}.")
+    where = (
+        f"an outlier predicted at {fmt(pred)}"
+        if above
+        else f"no outlier predicted (θ below θc = {fmt(bbp_threshold(gamma))}), top eigenvalue at the edge"
+    )
+    return set_alt(
+        fig,
+        f"Simulated spectrum of the white spiked covariance with θ = {fmt(theta)}, γ = {fmt(gamma)}, "
+        f"d = {d}, over the Marchenko-Pastur density with bulk edge {fmt(b)}: {where}; the simulated "
+        f"top eigenvalue is {fmt(lam[0])}. Squared overlap: theory {fmt(pov)}, simulated {fmt(ov)}.",
+    )
 
 
 def toolkit_free_product_figure(delta: float = 0.5, gamma: float = 0.5, *, d: int = 500, seed: int = 0):
@@ -197,6 +271,7 @@ def toolkit_free_product_figure(delta: float = 0.5, gamma: float = 0.5, *, d: in
     ``MP_delta boxtimes MP_gamma`` (:func:`seqrmt.bulk_density` with ``kappa = 1``), with the
     two factors dotted; the title gives the Kolmogorov distance and the atom at zero."""
     from ..validation import kolmogorov_distance
+
     delta = _checks.positive("delta", delta)
     gamma = _checks.positive("gamma", gamma)
     d = _checks.integer("d", d, minimum=2)
@@ -206,22 +281,36 @@ def toolkit_free_product_figure(delta: float = 0.5, gamma: float = 0.5, *, d: in
     x = np.linspace(0, xmax, 1200)[1:]
     fig, ax = figure(width=6.4, height=3.5)
     _hist(ax, lam, np.linspace(0, xmax, 50), label=f"eigenvalues of $S_ZS_Y$, d={d}")
-    ax.plot(x, mp_density(x, delta), color=WEIGHT_COLORS["mean"], ls=":", lw=1.3,
-            label=rf"MP$_\delta$, $\delta$={delta:g}")
-    ax.plot(x, mp_density(x, gamma), color=WEIGHT_COLORS["causal"], ls=":", lw=1.3,
-            label=rf"MP$_\gamma$, $\gamma$={gamma:g}")
+    ax.plot(
+        x, mp_density(x, delta), color=WEIGHT_COLORS["mean"], ls=":", lw=1.3, label=rf"MP$_\delta$, $\delta$={delta:g}"
+    )
+    ax.plot(
+        x,
+        mp_density(x, gamma),
+        color=WEIGHT_COLORS["causal"],
+        ls=":",
+        lw=1.3,
+        label=rf"MP$_\gamma$, $\gamma$={gamma:g}",
+    )
     f = bulk_density(x, delta, gamma)
     ax.plot(x, f, color=THEORY_COLOR, lw=1.8, label=r"MP$_\delta\boxtimes$MP$_\gamma$")
     ax.set_xlim(0, xmax)
     ax.set_ylim(0, min(1.3 * float(np.max(f)), 2.5))
     ks = kolmogorov_distance(lam, BulkLaw(delta, gamma))
-    finish(ax, xlabel=r"$\lambda$", ylabel="density",
-           title=f"product of two Wisharts: KS {ks:.3f}, atom {bulk_atom(delta, gamma):.3f}")
-    return set_alt(fig, f"Histogram of the eigenvalues of the product of two independent Wishart matrices with "
-                        f"δ = {fmt(delta)}, γ = {fmt(gamma)}, d = {d}, following the solid density of "
-                        f"MP δ ⊠ MP γ on "
-                        f"[{fmt(left)}, {fmt(right)}], wider than the two dotted Marchenko-Pastur factors; "
-                        f"Kolmogorov distance {fmt(ks)}, atom at zero {fmt(bulk_atom(delta, gamma))}.")
+    finish(
+        ax,
+        xlabel=r"$\lambda$",
+        ylabel="density",
+        title=f"product of two Wisharts: KS {ks:.3f}, atom {bulk_atom(delta, gamma):.3f}",
+    )
+    return set_alt(
+        fig,
+        f"Histogram of the eigenvalues of the product of two independent Wishart matrices with "
+        f"δ = {fmt(delta)}, γ = {fmt(gamma)}, d = {d}, following the solid density of "
+        f"MP δ ⊠ MP γ on "
+        f"[{fmt(left)}, {fmt(right)}], wider than the two dotted Marchenko-Pastur factors; "
+        f"Kolmogorov distance {fmt(ks)}, atom at zero {fmt(bulk_atom(delta, gamma))}.",
+    )
 
 
 def toolkit_semicircle_figure(gammas=(0.5, 0.1, 0.01)):
@@ -233,17 +322,25 @@ def toolkit_semicircle_figure(gammas=(0.5, 0.1, 0.01)):
         raise ValueError("gammas must contain at least one ratio")
     x = np.linspace(-3, 3.5, 1400)
     fig, ax = figure(width=6.0, height=3.3)
-    for g, col in zip(gammas, (_EPS_COLORS * len(gammas))[-len(gammas):]):
+    for g, col in zip(gammas, (_EPS_COLORS * len(gammas))[-len(gammas) :]):
         s = np.sqrt(g)
-        ax.plot(x, s * mp_density(1 + s * x, g), color=col, lw=1.4,
-                label=rf"$(\mathrm{{MP}}_\gamma-1)/\sqrt{{\gamma}}$, $\gamma$={g:g}")
-    ax.plot(x, semicircle_density(x), color=THEORY_COLOR, lw=1.4, ls="--",
-            label="semicircle")
+        ax.plot(
+            x,
+            s * mp_density(1 + s * x, g),
+            color=col,
+            lw=1.4,
+            label=rf"$(\mathrm{{MP}}_\gamma-1)/\sqrt{{\gamma}}$, $\gamma$={g:g}",
+        )
+    ax.plot(x, semicircle_density(x), color=THEORY_COLOR, lw=1.4, ls="--", label="semicircle")
     ax.set_xlim(x[0], x[-1])
     ax.set_ylim(0, 0.45)
     finish(ax, xlabel=r"$x$", ylabel="density", title="free central limit: MP tends to the semicircle")
-    gaps = [float(np.max(np.abs(np.sqrt(g) * mp_density(1 + np.sqrt(g) * x, g) - semicircle_density(x))))
-            for g in gammas]
-    return set_alt(fig, f"Densities of the centred and rescaled Marchenko-Pastur law (MP γ − 1)/√γ for "
-                        f"γ = {', '.join(fmt(g) for g in gammas)}, approaching the dashed semicircle density on "
-                        f"[−2, 2] as γ decreases: largest gap {', '.join(fmt(v) for v in gaps)}.")
+    gaps = [
+        float(np.max(np.abs(np.sqrt(g) * mp_density(1 + np.sqrt(g) * x, g) - semicircle_density(x)))) for g in gammas
+    ]
+    return set_alt(
+        fig,
+        f"Densities of the centred and rescaled Marchenko-Pastur law (MP γ − 1)/√γ for "
+        f"γ = {', '.join(fmt(g) for g in gammas)}, approaching the dashed semicircle density on "
+        f"[−2, 2] as γ decreases: largest gap {', '.join(fmt(v) for v in gaps)}.",
+    )

@@ -5,6 +5,7 @@ The table-driven figures read the precomputed tables of :mod:`seqrmt.validation`
 figures (:func:`validation_transition`, :func:`validation_bulk_histogram`) run small
 simulations with the same draws as :func:`seqrmt.simulate`.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -16,13 +17,32 @@ from ..attention import alpha, kappa, mean_weights, named_weights
 from ..model import sizes
 from ..spectrum import BulkLaw
 from ..spikes import critical_beta, predict, spike_curve
-from ._style import (IDEAL_COLOR, MEAN_SPIKE_COLOR, SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS,
-                     figure, legend_below, legend_right, finish, fmt, plain_text, set_alt)
+from ._style import (
+    IDEAL_COLOR,
+    MEAN_SPIKE_COLOR,
+    SIM_COLOR,
+    THEORY_COLOR,
+    WEIGHT_COLORS,
+    figure,
+    legend_below,
+    legend_right,
+    finish,
+    fmt,
+    plain_text,
+    set_alt,
+)
 
 __all__ = [
-    "validation_table","validation_atlas", "validation_ideal", "validation_mean_spike",
-           "validation_scaling", "validation_bulk_T", "validation_spikes_T", "validation_bulk_histogram",
-           "validation_transition"]
+    "validation_table",
+    "validation_atlas",
+    "validation_ideal",
+    "validation_mean_spike",
+    "validation_scaling",
+    "validation_bulk_T",
+    "validation_spikes_T",
+    "validation_bulk_histogram",
+    "validation_transition",
+]
 
 _REGIME_MARKERS = {"low": "v", "mid": "o", "high": "^"}
 _BAD_COLOR = "#D62728"
@@ -50,8 +70,14 @@ def _choice(name, value, allowed):
     return value
 
 
-def validation_atlas(*, delta: float = 0.5, gamma: float = 0.25, rows=None,
-                     eigenvalue: str = "lambda_signal", overlap: str = "overlap_signal"):
+def validation_atlas(
+    *,
+    delta: float = 0.5,
+    gamma: float = 0.25,
+    rows=None,
+    eigenvalue: str = "lambda_signal",
+    overlap: str = "overlap_signal",
+):
     """Theory against simulation for every cell of the atlas at one ``(delta, gamma)``.
 
     Top: relative error ``(mean - predicted) / predicted`` of an eigenvalue (default the
@@ -78,7 +104,7 @@ def validation_atlas(*, delta: float = 0.5, gamma: float = 0.25, rows=None,
     summary = []
     for ax, q in zip(axes, (eigenvalue, overlap)):
         is_eig = q.startswith("lambda")
-        pts = []   # (x, y, sem, weights, regime, centered, status)
+        pts = []  # (x, y, sem, weights, regime, centered, status)
         ticks, labels = [], []
         k = 0
         for Rn in Rs:
@@ -88,8 +114,17 @@ def validation_atlas(*, delta: float = 0.5, gamma: float = 0.25, rows=None,
                 xs = k + np.linspace(-0.35, 0.35, max(len(grp), 1))
                 for x, r in zip(xs, grp):
                     scale = abs(r["predicted"]) if is_eig and r["predicted"] else 1.0
-                    pts.append((x, (r["empirical"] - r["predicted"]) / scale, r["sem"] / scale,
-                                wn, r["regime"], bool(r["centered"]), r["status"]))
+                    pts.append(
+                        (
+                            x,
+                            (r["empirical"] - r["predicted"]) / scale,
+                            r["sem"] / scale,
+                            wn,
+                            r["regime"],
+                            bool(r["centered"]),
+                            r["status"],
+                        )
+                    )
                 ticks.append(k)
                 labels.append(f"{Rn} {wn}")
                 k += 1
@@ -99,46 +134,80 @@ def validation_atlas(*, delta: float = 0.5, gamma: float = 0.25, rows=None,
             bad = np.array([p[6] == "disagree" for p in pts])
             expl = np.array([p[6] == "explained" for p in pts])
             ax.scatter(x[bad], y[bad], s=150, facecolors="none", edgecolors=_BAD_COLOR, linewidths=1.5, zorder=1)
-            ax.scatter(x[expl], y[expl], s=150, facecolors="none", edgecolors=_EXPLAINED_COLOR, linewidths=1.5,
-                       zorder=1)
+            ax.scatter(
+                x[expl], y[expl], s=150, facecolors="none", edgecolors=_EXPLAINED_COLOR, linewidths=1.5, zorder=1
+            )
             for wn in Ws:
                 for reg, m in _REGIME_MARKERS.items():
                     for cen in (True, False):
                         sel_i = [i for i, p in enumerate(pts) if p[3] == wn and p[4] == reg and p[5] == cen]
                         if sel_i:
                             col = WEIGHT_COLORS[wn]
-                            ax.scatter(x[sel_i], y[sel_i], s=30, marker=m, c=col if cen else "white",
-                                       edgecolors=col, linewidths=1.0, zorder=3)
+                            ax.scatter(
+                                x[sel_i],
+                                y[sel_i],
+                                s=30,
+                                marker=m,
+                                c=col if cen else "white",
+                                edgecolors=col,
+                                linewidths=1.0,
+                                zorder=3,
+                            )
         band = tol.eig_rtol if is_eig else tol.overlap_atol
         ys = np.array([p[1] for p in pts], dtype=float)
         st = [p[6] for p in pts]
-        what = ("relative error of the " + q.replace("_", " ") if is_eig
-                else "error (simulation minus theory) of the squared cosine " + q.replace("_", " "))
-        summary.append(f"{what}: {len(pts)} points, {int(np.sum(np.abs(ys) <= band))} inside the grey band "
-                       f"±{fmt(band)}, largest {fmt(np.max(np.abs(ys)) if ys.size else 0, 2)}; "
-                       f"{st.count('disagree')} disagree, {st.count('explained')} explained")
+        what = (
+            "relative error of the " + q.replace("_", " ")
+            if is_eig
+            else "error (simulation minus theory) of the squared cosine " + q.replace("_", " ")
+        )
+        summary.append(
+            f"{what}: {len(pts)} points, {int(np.sum(np.abs(ys) <= band))} inside the grey band "
+            f"±{fmt(band)}, largest {fmt(np.max(np.abs(ys)) if ys.size else 0, 2)}; "
+            f"{st.count('disagree')} disagree, {st.count('explained')} explained"
+        )
         ax.axhspan(-band, band, color="0.88", zorder=0)
         ax.axhline(0, color=THEORY_COLOR, lw=0.8)
         ax.set_xticks(ticks)
         ax.set_xticklabels(labels, fontsize="x-small", rotation=90)
         ax.set_xlim(-0.6, k - 0.4)
-        name = {"lambda_signal": r"\lambda_{\rm signal}", "lambda_1": r"\lambda_1",
-                "lambda_2": r"\lambda_2", "lambda_mean": r"\lambda_{\rm mean}",
-                "overlap_signal": r"|\hat u^\top u|^2", "overlap_mean": r"|\hat u^\top \bar z|^2"}[q]
-        ylabel = (rf"$({name}^{{\rm sim}} - {name}^{{\rm th}}) / {name}^{{\rm th}}$" if is_eig
-                  else rf"${name}$: sim $-$ theory")
+        name = {
+            "lambda_signal": r"\lambda_{\rm signal}",
+            "lambda_1": r"\lambda_1",
+            "lambda_2": r"\lambda_2",
+            "lambda_mean": r"\lambda_{\rm mean}",
+            "overlap_signal": r"|\hat u^\top u|^2",
+            "overlap_mean": r"|\hat u^\top \bar z|^2",
+        }[q]
+        ylabel = (
+            rf"$({name}^{{\rm sim}} - {name}^{{\rm th}}) / {name}^{{\rm th}}$"
+            if is_eig
+            else rf"${name}$: sim $-$ theory"
+        )
         finish(ax, ylabel=ylabel, legend=False)
     handles = [Line2D([], [], ls="", marker=m, color="0.3", label=f"beta {k}") for k, m in _REGIME_MARKERS.items()]
-    handles += [Line2D([], [], ls="", marker="o", color="0.3", mfc="white", label="uncentered"),
-                Line2D([], [], ls="", marker="o", ms=11, mfc="none", mec=_EXPLAINED_COLOR, label="explained"),
-                Line2D([], [], ls="", marker="o", ms=11, mfc="none", mec=_BAD_COLOR, label="disagree")]
+    handles += [
+        Line2D([], [], ls="", marker="o", color="0.3", mfc="white", label="uncentered"),
+        Line2D([], [], ls="", marker="o", ms=11, mfc="none", mec=_EXPLAINED_COLOR, label="explained"),
+        Line2D([], [], ls="", marker="o", ms=11, mfc="none", mec=_BAD_COLOR, label="disagree"),
+    ]
     legend_below(fig, handles=handles, ncols=3, fontsize="x-small")
-    fig.suptitle(rf"atlas at $\delta = {delta:g}$, $\gamma = {gamma:g}$, $d = {sel[0]['d']}$, {sel[0]['n']} seeds"
-                 "\n" r"bars $\pm$ 1 s.e.m., grey: tolerance", fontsize="medium")
-    return set_alt(fig, f"Validation atlas at δ = {fmt(delta)}, γ = {fmt(gamma)}, d = {sel[0]['d']}, {sel[0]['n']} seeds: "
-                        f"theory against simulation for every cell, grouped by correlation ({', '.join(Rs)}) and "
-                        f"weights ({', '.join(Ws)}), markers by β regime and centering. Top, "
-                        + summary[0] + ". Bottom, " + summary[1] + ".")
+    fig.suptitle(
+        rf"atlas at $\delta = {delta:g}$, $\gamma = {gamma:g}$, $d = {sel[0]['d']}$, {sel[0]['n']} seeds"
+        "\n"
+        r"bars $\pm$ 1 s.e.m., grey: tolerance",
+        fontsize="medium",
+    )
+    return set_alt(
+        fig,
+        f"Validation atlas at δ = {fmt(delta)}, γ = {fmt(gamma)}, d = {sel[0]['d']}, {sel[0]['n']} seeds: "
+        f"theory against simulation for every cell, grouped by correlation ({', '.join(Rs)}) and "
+        f"weights ({', '.join(Ws)}), markers by β regime and centering. Top, "
+        + summary[0]
+        + ". Bottom, "
+        + summary[1]
+        + ".",
+    )
 
 
 def validation_ideal(*, rows=None, centered: bool = True):
@@ -153,18 +222,25 @@ def validation_ideal(*, rows=None, centered: bool = True):
         raise ValueError(f"centered must be True or False, got {centered!r}")
     fig, axes = figure(1, 2, width=7.2, height=7.4)
     summary = []
-    for ax, q, lab in zip(axes, ("lambda_signal", "overlap_signal"),
-                          (r"signal eigenvalue $\lambda$", r"squared cosine $|\hat u^\top u|^2$")):
+    for ax, q, lab in zip(
+        axes,
+        ("lambda_signal", "overlap_signal"),
+        (r"signal eigenvalue $\lambda$", r"squared cosine $|\hat u^\top u|^2$"),
+    ):
         sel = [r for r in rows if r["quantity"] == q and r["centered"] == centered]
         emp = np.array([r["empirical"] for r in sel])
         ex = np.array([r["predicted"] for r in sel])
         idl = np.array([r["predicted_ideal"] for r in sel])
         ax.plot(idl, emp, "s", ms=4, color=IDEAL_COLOR, alpha=0.7, label=r"idealized ($\theta=\alpha\beta$)")
-        ax.plot(ex, emp, "o", ms=4, color=THEORY_COLOR, alpha=0.8, label=r"finite table ($\theta=\alpha(\beta+\delta)$)")
+        ax.plot(
+            ex, emp, "o", ms=4, color=THEORY_COLOR, alpha=0.8, label=r"finite table ($\theta=\alpha(\beta+\delta)$)"
+        )
         rms = lambda pred: float(np.sqrt(np.mean((emp - pred) ** 2)))  # noqa: E731
-        summary.append(f"{'signal eigenvalue' if q == 'lambda_signal' else 'squared cosine'} "
-                       f"({len(sel)} cells): root-mean-square distance to the diagonal {fmt(rms(ex), 2)} for the "
-                       f"finite-table prediction and {fmt(rms(idl), 2)} for the idealized one")
+        summary.append(
+            f"{'signal eigenvalue' if q == 'lambda_signal' else 'squared cosine'} "
+            f"({len(sel)} cells): root-mean-square distance to the diagonal {fmt(rms(ex), 2)} for the "
+            f"finite-table prediction and {fmt(rms(idl), 2)} for the idealized one"
+        )
         hi = max(emp.max(), ex.max(), idl.max()) * 1.05
         lo = 0.0 if q.startswith("overlap") else min(emp.min(), ex.min(), idl.min()) * 0.95
         ax.plot([lo, hi], [lo, hi], color="0.5", lw=0.8, ls="--")
@@ -172,11 +248,17 @@ def validation_ideal(*, rows=None, centered: bool = True):
         ax.set_ylim(lo, hi)
         finish(ax, xlabel=f"predicted {lab}", ylabel=f"simulated {lab}", legend=False)
     legend_below(fig, axes[0], ncols=2)
-    fig.suptitle(f"every {'centered' if centered else 'uncentered'} cell of the atlas:\n"
-                 "which prediction does the simulation follow?", fontsize="medium")
-    return set_alt(fig, f"Simulated against predicted values for every {'centered' if centered else 'uncentered'} "
-                        f"cell of the atlas, exact predictions as dots and idealized ones as squares, with the "
-                        f"diagonal dashed. Top, " + summary[0] + ". Bottom, " + summary[1] + ".")
+    fig.suptitle(
+        f"every {'centered' if centered else 'uncentered'} cell of the atlas:\n"
+        "which prediction does the simulation follow?",
+        fontsize="medium",
+    )
+    return set_alt(
+        fig,
+        f"Simulated against predicted values for every {'centered' if centered else 'uncentered'} "
+        f"cell of the atlas, exact predictions as dots and idealized ones as squares, with the "
+        f"diagonal dashed. Top, " + summary[0] + ". Bottom, " + summary[1] + ".",
+    )
 
 
 def validation_mean_spike(*, rows=None):
@@ -198,10 +280,16 @@ def validation_mean_spike(*, rows=None):
         s = [r for r in sel if r["weights"] == wn]
         if not s:
             continue
-        ax.plot([r["predicted"] for r in s], [r["empirical"] for r in s], "o", color=col, ms=4,
-                label=f"{wn}: limit")
-        ax.plot([r["predicted_realized"] for r in s], [r["empirical"] for r in s], "o", color=col,
-                mfc="white", ms=4, label=f"{wn}: realized table")
+        ax.plot([r["predicted"] for r in s], [r["empirical"] for r in s], "o", color=col, ms=4, label=f"{wn}: limit")
+        ax.plot(
+            [r["predicted_realized"] for r in s],
+            [r["empirical"] for r in s],
+            "o",
+            color=col,
+            mfc="white",
+            ms=4,
+            label=f"{wn}: realized table",
+        )
     v = np.array([r["empirical"] for r in sel] + [r["predicted"] for r in sel])
     ax.plot([v.min() * 0.95, v.max() * 1.05], [v.min() * 0.95, v.max() * 1.05], "--", color="0.5", lw=0.8)
     finish(ax, xlabel=r"predicted mean outlier", ylabel=r"simulated mean outlier", legend=False)
@@ -210,26 +298,42 @@ def validation_mean_spike(*, rows=None):
     for wn, col in WEIGHT_COLORS.items():
         s = [r for r in sel if r["weights"] == wn]
         if s:
-            ax.plot([r["signal_outlier"] if np.isfinite(r["signal_outlier"]) else r["bulk_edge"] for r in s],
-                    [r["predicted"] for r in s], "o", color=col, ms=4, label=wn)
+            ax.plot(
+                [r["signal_outlier"] if np.isfinite(r["signal_outlier"]) else r["bulk_edge"] for r in s],
+                [r["predicted"] for r in s],
+                "o",
+                color=col,
+                ms=4,
+                label=wn,
+            )
     ax.plot([0, v.max() * 1.1], [0, v.max() * 1.1], "--", color=MEAN_SPIKE_COLOR, lw=0.8)
     ax.set_xlim(0, None)
     ax.set_ylim(0, None)
     # above the diagonal (a white box: the diagonal runs under the words)
-    ax.text(0.05, 0.92, "above: top eigenvector = vocabulary mean", transform=ax.transAxes, fontsize="x-small",
-            color=MEAN_SPIKE_COLOR, bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1.5))
+    ax.text(
+        0.05,
+        0.92,
+        "above: top eigenvector = vocabulary mean",
+        transform=ax.transAxes,
+        fontsize="x-small",
+        color=MEAN_SPIKE_COLOR,
+        bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1.5),
+    )
     finish(ax, xlabel="predicted signal eigenvalue (or bulk edge)", ylabel="predicted mean outlier", legend=False)
     legend_right(ax, fontsize="x-small")
     emp = np.array([r["empirical"] for r in sel])
     pr = np.array([r["predicted"] for r in sel])
     prr = np.array([r["predicted_realized"] for r in sel])
     sig = np.array([r["signal_outlier"] if np.isfinite(r["signal_outlier"]) else r["bulk_edge"] for r in sel])
-    return set_alt(fig, f"The vocabulary-mean outlier of the uncentered S over {len(sel)} atlas cells. Top: simulated "
-                        f"against predicted location, coloured by weights, largest relative error "
-                        f"{np.max(np.abs(emp / pr - 1)):.1%} with the limit prediction and "
-                        f"{np.max(np.abs(emp / prr - 1)):.1%} with the realized table. Bottom: predicted mean outlier "
-                        f"against predicted signal eigenvalue; in {int(np.sum(pr > sig))} of {len(sel)} cells it lies "
-                        f"above the diagonal, where the top eigenvector is the vocabulary mean.")
+    return set_alt(
+        fig,
+        f"The vocabulary-mean outlier of the uncentered S over {len(sel)} atlas cells. Top: simulated "
+        f"against predicted location, coloured by weights, largest relative error "
+        f"{np.max(np.abs(emp / pr - 1)):.1%} with the limit prediction and "
+        f"{np.max(np.abs(emp / prr - 1)):.1%} with the realized table. Bottom: predicted mean outlier "
+        f"against predicted signal eigenvalue; in {int(np.sum(pr > sig))} of {len(sel)} cells it lies "
+        f"above the diagonal, where the top eigenvector is the vocabulary mean.",
+    )
 
 
 def validation_scaling(*, rows=None, quantity: str = "lambda_signal"):
@@ -252,16 +356,30 @@ def validation_scaling(*, rows=None, quantity: str = "lambda_signal"):
     for i, name in enumerate(settings):
         s = sorted((r for r in sel if r["setting"] == name), key=lambda r: r["d"])
         ds = np.array([r["d"] for r in s])
-        scale = np.array([abs(r["predicted"]) if quantity.startswith("lambda") and r["predicted"] else 1.0
-                          for r in s])
+        scale = np.array([abs(r["predicted"]) if quantity.startswith("lambda") and r["predicted"] else 1.0 for r in s])
         col = cols[i % len(cols)]
-        axes[0].loglog(ds, [r["rmse"] for r in s] / scale, "o-", color=col,
-                       label=f"{name}\n(slope {rates.get((name, quantity), np.nan):+.2f})")
-        axes[1].loglog(ds, [r["std"] for r in s] / scale, "o-", color=col,
-                       label=f"{name}\n(slope {srates.get((name, quantity), np.nan):+.2f})")
+        axes[0].loglog(
+            ds,
+            [r["rmse"] for r in s] / scale,
+            "o-",
+            color=col,
+            label=f"{name}\n(slope {rates.get((name, quantity), np.nan):+.2f})",
+        )
+        axes[1].loglog(
+            ds,
+            [r["std"] for r in s] / scale,
+            "o-",
+            color=col,
+            label=f"{name}\n(slope {srates.get((name, quantity), np.nan):+.2f})",
+        )
     allds = np.array(sorted({r["d"] for r in sel}), dtype=float)
-    ref = np.array([r["std"] / (abs(r["predicted"]) if quantity.startswith("lambda") and r["predicted"] else 1.0)
-                    for r in sel if r["d"] == allds[0]])
+    ref = np.array(
+        [
+            r["std"] / (abs(r["predicted"]) if quantity.startswith("lambda") and r["predicted"] else 1.0)
+            for r in sel
+            if r["d"] == allds[0]
+        ]
+    )
     y0 = float(np.median(ref)) if ref.size else 1e-2
     axes[1].loglog(allds, y0 * (allds / allds[0]) ** -0.5, ":", color="0.4", label=r"$d^{-1/2}$")
     axes[1].loglog(allds, y0 * (allds / allds[0]) ** (-2 / 3), "--", color="0.6", label=r"$d^{-2/3}$")
@@ -271,16 +389,23 @@ def validation_scaling(*, rows=None, quantity: str = "lambda_signal"):
         ax.minorticks_off()
     rel = " (relative)" if quantity.startswith("lambda") else ""
     qname = {"lambda_signal": r"$\lambda_{\rm signal}$", "overlap_signal": r"$|\hat u^\top u|^2$"}.get(
-        quantity, quantity.replace("_", " "))
+        quantity, quantity.replace("_", " ")
+    )
     finish(axes[0], xlabel="$d$", ylabel=f"RMSE{rel}", title=f"root-mean-square error of {qname}", legend=False)
     finish(axes[1], xlabel="$d$", ylabel=f"std over seeds{rel}", title=f"fluctuation of {qname}", legend=False)
     for ax in axes:
         legend_right(ax, fontsize="x-small")
-    return set_alt(fig, f"Finite-size scaling of {quantity.replace('_', ' ')} on log-log axes, d = "
-                        + ", ".join(str(int(x)) for x in allds) + f". Top: root-mean-square error{rel} against d; "
-                        "fitted slopes " + ", ".join(f"{n} {rates.get((n, quantity), np.nan):+.2f}" for n in settings)
-                        + f". Bottom: standard deviation over seeds{rel} with d^-1/2 and d^-2/3 reference lines; slopes "
-                        + ", ".join(f"{n} {srates.get((n, quantity), np.nan):+.2f}" for n in settings) + ".")
+    return set_alt(
+        fig,
+        f"Finite-size scaling of {quantity.replace('_', ' ')} on log-log axes, d = "
+        + ", ".join(str(int(x)) for x in allds)
+        + f". Top: root-mean-square error{rel} against d; "
+        "fitted slopes "
+        + ", ".join(f"{n} {rates.get((n, quantity), np.nan):+.2f}" for n in settings)
+        + f". Bottom: standard deviation over seeds{rel} with d^-1/2 and d^-2/3 reference lines; slopes "
+        + ", ".join(f"{n} {srates.get((n, quantity), np.nan):+.2f}" for n in settings)
+        + ".",
+    )
 
 
 def _has(r, key):
@@ -305,17 +430,30 @@ def validation_bulk_T(*, rows=None):
     greys = np.linspace(0.65, 0.1, len(ds))
     for g, d in zip(greys, ds):
         s = sorted((r for r in rows if r["d"] == d), key=lambda r: r["T"])
-        axes[0].errorbar([r["T"] for r in s], [r["empirical"] for r in s], yerr=[r["sem"] for r in s],
-                         fmt="o-", color=str(g), label=f"paper's Thm 1, $d = {d}$")
+        axes[0].errorbar(
+            [r["T"] for r in s],
+            [r["empirical"] for r in s],
+            yerr=[r["sem"] for r in s],
+            fmt="o-",
+            color=str(g),
+            label=f"paper's Thm 1, $d = {d}$",
+        )
         f = [r for r in s if _has(r, "ks_fixed_T")]
         if f:
-            axes[0].errorbar([r["T"] for r in f], [r["ks_fixed_T"] for r in f],
-                             yerr=[r["ks_fixed_T_sem"] for r in f], fmt="s--", color=str(g), mfc="white",
-                             label=f"fixed-$T$ law, $d = {d}$")
+            axes[0].errorbar(
+                [r["T"] for r in f],
+                [r["ks_fixed_T"] for r in f],
+                yerr=[r["ks_fixed_T_sem"] for r in f],
+                fmt="s--",
+                color=str(g),
+                mfc="white",
+                label=f"fixed-$T$ law, $d = {d}$",
+            )
     gap = sorted({(r["T"], r["law_gap"]) for r in rows if _has(r, "law_gap") and r["d"] == ds[-1]})
     if gap:
-        axes[0].plot([t for t, _ in gap], [v for _, v in gap], "-", color="0.75", lw=4, zorder=0,
-                     label="between the two laws")
+        axes[0].plot(
+            [t for t, _ in gap], [v for _, v in gap], "-", color="0.75", lw=4, zorder=0, label="between the two laws"
+        )
     axes[0].set_xscale("log", base=2)
     axes[0].set_yscale("log")
     axes[0].set_xticks(Ts)
@@ -325,12 +463,14 @@ def validation_bulk_T(*, rows=None):
     cmap = ["#C44E52", "#DD8452", "#4C72B0", "#55A868", "#8172B3", "#937860"]
     for i, T in enumerate(Ts):
         s = sorted((r for r in rows if r["T"] == T), key=lambda r: r["d"])
-        axes[1].loglog([r["d"] for r in s], [r["empirical"] for r in s], "o-", color=cmap[i % len(cmap)],
-                       label=f"$T = {T}$")
+        axes[1].loglog(
+            [r["d"] for r in s], [r["empirical"] for r in s], "o-", color=cmap[i % len(cmap)], label=f"$T = {T}$"
+        )
         f = [r for r in s if _has(r, "ks_fixed_T")]
         if f:
-            axes[1].loglog([r["d"] for r in f], [r["ks_fixed_T"] for r in f], "s--", mfc="white",
-                           color=cmap[i % len(cmap)])
+            axes[1].loglog(
+                [r["d"] for r in f], [r["ks_fixed_T"] for r in f], "s--", mfc="white", color=cmap[i % len(cmap)]
+            )
     dd = np.array(ds, dtype=float)
     y0 = min(r["empirical"] for r in rows if r["d"] == ds[0])
     axes[1].loglog(dd, y0 * dd[0] / dd, ":", color="0.4", label=r"$\propto 1/d$")
@@ -342,18 +482,29 @@ def validation_bulk_T(*, rows=None):
     finish(axes[1], xlabel="$d$", ylabel=r"Kolmogorov distance $D$", legend=False)
     legend_right(axes[1], fontsize="x-small")
     r0 = rows[0]
-    fig.suptitle(rf"bulk law vs $T$: mean pooling, $R = I$, $\beta = 0$," "\n"
-                 rf"$\delta = {r0['delta']:.2g}$, $\gamma = {r0['gamma']:.2g}$", fontsize="medium")
+    fig.suptitle(
+        rf"bulk law vs $T$: mean pooling, $R = I$, $\beta = 0$,"
+        "\n"
+        rf"$\delta = {r0['delta']:.2g}$, $\gamma = {r0['gamma']:.2g}$",
+        fontsize="medium",
+    )
     big = [r for r in rows if r["d"] == ds[-1]]
     per_T = "; ".join(
         f"T = {r['T']}: {fmt(r['empirical'], 2)} to the paper's Theorem 1"
         + (f", {fmt(r['ks_fixed_T'], 2)} to the fixed-T law" if _has(r, "ks_fixed_T") else "")
-        for r in sorted(big, key=lambda r: r["T"]))
-    return set_alt(fig, f"Kolmogorov distance of the simulated bulk (mean pooling, R = I, β = 0, "
-                        f"δ = {fmt(r0['delta'], 2)}, γ = {fmt(r0['gamma'], 2)}) to the paper's Theorem 1 law and to the "
-                        f"fixed-T law. Top: against the sequence length T = " + ", ".join(map(str, Ts))
-                        + ", one shade per d = " + ", ".join(map(str, ds)) + f", log scales. Bottom: against d, one "
-                        f"colour per T, with a 1/d reference. At d = {ds[-1]}: " + per_T + ".")
+        for r in sorted(big, key=lambda r: r["T"])
+    )
+    return set_alt(
+        fig,
+        f"Kolmogorov distance of the simulated bulk (mean pooling, R = I, β = 0, "
+        f"δ = {fmt(r0['delta'], 2)}, γ = {fmt(r0['gamma'], 2)}) to the paper's Theorem 1 law and to the "
+        f"fixed-T law. Top: against the sequence length T = "
+        + ", ".join(map(str, Ts))
+        + ", one shade per d = "
+        + ", ".join(map(str, ds))
+        + f", log scales. Bottom: against d, one "
+        f"colour per T, with a 1/d reference. At d = {ds[-1]}: " + per_T + ".",
+    )
 
 
 def validation_spikes_T(*, rows=None, fixed_T: bool = True):
@@ -366,6 +517,7 @@ def validation_spikes_T(*, rows=None, fixed_T: bool = True):
     hollow markers: against the fixed-``T`` prediction (:func:`seqrmt.fixed_T_predict` with the
     rows' ``d``)."""
     from ..fixed_T_spike import fixed_T_predict
+
     rows = [r for r in _fs_rows(rows) if r.get("study") == "spikes_T"]
     if not rows:
         raise ValueError("rows contain no spikes_T study")
@@ -377,8 +529,9 @@ def validation_spikes_T(*, rows=None, fixed_T: bool = True):
     markers = ["o", "^", "s", "D"]
 
     def fixed(r, q):
-        p = fixed_T_predict(r["delta"], r["gamma"], mean_weights(r["T"]), _v.atlas_correlation(r["R"], r["T"]),
-                           r["beta"], d=int(r["d"]))
+        p = fixed_T_predict(
+            r["delta"], r["gamma"], mean_weights(r["T"]), _v.atlas_correlation(r["R"], r["T"]), r["beta"], d=int(r["d"])
+        )
         return p.sample_outlier if q.startswith("lambda") else p.overlap
 
     theories = [("predicted", "large $T$", False)] + ([("fixed", "fixed $T$", True)] if fixed_T else [])
@@ -386,8 +539,7 @@ def validation_spikes_T(*, rows=None, fixed_T: bool = True):
         errs = {}
         for k, (key, name, hollow) in enumerate(theories):
             for j, rt in enumerate(ratios):
-                s = sorted((r for r in rows if r["quantity"] == q and round(r["ratio"], 6) == rt),
-                           key=lambda r: r["T"])
+                s = sorted((r for r in rows if r["quantity"] == q and round(r["ratio"], 6) == rt), key=lambda r: r["T"])
                 pred = [r["predicted"] if key == "predicted" else fixed(r, q) for r in s]
                 if any(p is None for p in pred):
                     keep = [i for i, p in enumerate(pred) if p is not None]
@@ -397,9 +549,17 @@ def validation_spikes_T(*, rows=None, fixed_T: bool = True):
                 e = [tol.quantile(r["n"]) * r["sem"] / c for r, c in zip(s, scale)]
                 errs.setdefault(name, []).extend(zip([r["T"] for r in s], y))
                 col = SIM_COLOR if j else THEORY_COLOR
-                ax.errorbar([r["T"] * (1 + 0.05 * (2 * k + j - 1.5)) for r in s], y, yerr=e, fmt=markers[j % 4],
-                            color=col, mfc="white" if hollow else col, ms=5, capsize=2,
-                            label=rf"{name}, $\theta/\theta_c = {rt:g}$")
+                ax.errorbar(
+                    [r["T"] * (1 + 0.05 * (2 * k + j - 1.5)) for r in s],
+                    y,
+                    yerr=e,
+                    fmt=markers[j % 4],
+                    color=col,
+                    mfc="white" if hollow else col,
+                    ms=5,
+                    capsize=2,
+                    label=rf"{name}, $\theta/\theta_c = {rt:g}$",
+                )
         band = tol.eig_rtol if q.startswith("lambda") else tol.overlap_atol
         parts = []
         for name, te in errs.items():
@@ -413,29 +573,46 @@ def validation_spikes_T(*, rows=None, fixed_T: bool = True):
         ax.set_xticks(Ts)
         ax.set_xticklabels([str(t) for t in Ts])
         ax.minorticks_off()
-    finish(axes[0], xlabel="sequence length $T$",
-           ylabel=r"$(\lambda^{\rm sim} - \lambda^{\rm th}) / \lambda^{\rm th}$", title="signal eigenvalue",
-           legend=False)
-    finish(axes[1], xlabel="sequence length $T$", ylabel=r"$|\hat u^\top u|^2$: sim $-$ theory",
-           title=r"squared cosine with $\mu$", legend=False)
+    finish(
+        axes[0],
+        xlabel="sequence length $T$",
+        ylabel=r"$(\lambda^{\rm sim} - \lambda^{\rm th}) / \lambda^{\rm th}$",
+        title="signal eigenvalue",
+        legend=False,
+    )
+    finish(
+        axes[1],
+        xlabel="sequence length $T$",
+        ylabel=r"$|\hat u^\top u|^2$: sim $-$ theory",
+        title=r"squared cosine with $\mu$",
+        legend=False,
+    )
     handles, labels = axes[1].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncols=min(len(handles), 2), fontsize="small",
-               frameon=False)
+    fig.legend(handles, labels, loc="outside lower center", ncols=min(len(handles), 2), fontsize="small", frameon=False)
     r0 = rows[0]
-    fig.suptitle(rf"spike formulas at short $T$: $d = {r0['d']}$, {r0['n']} seeds, $R = I$," "\n"
-                 rf"mean pooling, $\delta = {r0['delta']:.2g}$, $\gamma = {r0['gamma']:.2g}$", fontsize="medium")
-    return set_alt(fig, "Spike formulas at short sequence lengths T = "
-                        + ", ".join(str(t) for t in sorted({r['T'] for r in rows}))
-                        + f" (d = {r0['d']}, {r0['n']} seeds, R = I, mean pooling, δ = {fmt(r0['delta'], 2)}, "
-                          f"γ = {fmt(r0['gamma'], 2)}), one marker per θ/θc = " + ", ".join(fmt(x) for x in ratios)
-                        + (", filled against the large-T formulas, hollow against the fixed-T prediction" if fixed_T
-                           else "")
-                        + ". Top: relative error of the signal eigenvalue, " + worst[0]
-                        + ". Bottom: error of the squared cosine with μ, " + worst[1] + ".")
+    fig.suptitle(
+        rf"spike formulas at short $T$: $d = {r0['d']}$, {r0['n']} seeds, $R = I$,"
+        "\n"
+        rf"mean pooling, $\delta = {r0['delta']:.2g}$, $\gamma = {r0['gamma']:.2g}$",
+        fontsize="medium",
+    )
+    return set_alt(
+        fig,
+        "Spike formulas at short sequence lengths T = "
+        + ", ".join(str(t) for t in sorted({r["T"] for r in rows}))
+        + f" (d = {r0['d']}, {r0['n']} seeds, R = I, mean pooling, δ = {fmt(r0['delta'], 2)}, "
+        f"γ = {fmt(r0['gamma'], 2)}), one marker per θ/θc = "
+        + ", ".join(fmt(x) for x in ratios)
+        + (", filled against the large-T formulas, hollow against the fixed-T prediction" if fixed_T else "")
+        + ". Top: relative error of the signal eigenvalue, "
+        + worst[0]
+        + ". Bottom: error of the squared cosine with μ, "
+        + worst[1]
+        + ".",
+    )
 
 
-def validation_bulk_histogram(*, T: int = 1, d: int = 400, delta: float = 0.5, gamma: float = 0.5,
-                              seed: int = 0):
+def validation_bulk_histogram(*, T: int = 1, d: int = 400, delta: float = 0.5, gamma: float = 0.5, seed: int = 0):
     """Simulated spectrum (mean pooling over ``T`` independent positions, ``beta = 0``,
     centered ``S``) against the bulk law ``kappa (MP_delta boxtimes MP_gamma)`` of Theorem 1:
     density (top) and distribution function (bottom), with the Kolmogorov distance."""
@@ -446,7 +623,7 @@ def validation_bulk_histogram(*, T: int = 1, d: int = 400, delta: float = 0.5, g
     seed = _checks.integer("seed", seed, minimum=0)
     V, N = sizes(d, delta, gamma)
     w = np.full(T, 1.0 / T)
-    (_, _, _, lam, _, _), = _v._spectra(d, V, N, np.eye(T), {"m": w}, {"m": [0.0]}, [True], seed, n_top=1)
+    ((_, _, _, lam, _, _),) = _v._spectra(d, V, N, np.eye(T), {"m": w}, {"m": [0.0]}, [True], seed, n_top=1)
     law = BulkLaw(d / V, d / N, 1.0 / T)
     D = _v.kolmogorov_distance(lam, law)
     left, right = law.support()
@@ -454,8 +631,14 @@ def validation_bulk_histogram(*, T: int = 1, d: int = 400, delta: float = 0.5, g
     fig, axes = figure(1, 2, width=6.4, height=6.4)
     keep = lam > 1e-9 * lam[0]
     bins = np.linspace(0, xmax, 50)
-    axes[0].hist(lam[keep], bins=bins, weights=np.full(keep.sum(), 1.0 / d / (bins[1] - bins[0])),
-                 color=SIM_COLOR, alpha=0.6, label=f"simulation, $d={d}$")
+    axes[0].hist(
+        lam[keep],
+        bins=bins,
+        weights=np.full(keep.sum(), 1.0 / d / (bins[1] - bins[0])),
+        color=SIM_COLOR,
+        alpha=0.6,
+        label=f"simulation, $d={d}$",
+    )
     x = np.linspace(max(left, 1e-9), right, 400)
     axes[0].plot(x, law.pdf(x), color=THEORY_COLOR, lw=1.5, label=r"$\kappa\,(MP_\delta \boxtimes MP_\gamma)$")
     axes[0].set_xlim(0, xmax)
@@ -465,18 +648,28 @@ def validation_bulk_histogram(*, T: int = 1, d: int = 400, delta: float = 0.5, g
     xg = np.linspace(0, xmax, 400)
     axes[1].plot(xg, law.cdf(xg), color=THEORY_COLOR, lw=1.0, ls="--", label="bulk law")
     axes[1].set_xlim(0, xmax)
-    finish(axes[1], xlabel=r"$\lambda$", ylabel="distribution function",
-           title=f"Kolmogorov distance $D = {D:.3f}$")
-    return set_alt(fig, f"Simulated spectrum of the centered S for mean pooling over T = {T} independent positions "
-                        f"(d = {d}, δ = {fmt(delta)}, γ = {fmt(gamma)}, β = 0) against the paper's Theorem 1 bulk law with "
-                        f"support {fmt(left)} to {fmt(right)}. Top: histogram and density, largest simulated "
-                        f"eigenvalue {fmt(lam[0])}. Bottom: empirical and theoretical distribution functions; "
-                        f"Kolmogorov distance {D:.3f}.")
+    finish(axes[1], xlabel=r"$\lambda$", ylabel="distribution function", title=f"Kolmogorov distance $D = {D:.3f}$")
+    return set_alt(
+        fig,
+        f"Simulated spectrum of the centered S for mean pooling over T = {T} independent positions "
+        f"(d = {d}, δ = {fmt(delta)}, γ = {fmt(gamma)}, β = 0) against the paper's Theorem 1 bulk law with "
+        f"support {fmt(left)} to {fmt(right)}. Top: histogram and density, largest simulated "
+        f"eigenvalue {fmt(lam[0])}. Bottom: empirical and theoretical distribution functions; "
+        f"Kolmogorov distance {D:.3f}.",
+    )
 
 
-def validation_transition(*, R: str = "prefix", weights: str = "mean", delta: float = 0.5,
-                          gamma: float = 0.25, d: int = 400, seeds: int = 2, n_beta: int = 8,
-                          beta_max: float | None = None):
+def validation_transition(
+    *,
+    R: str = "prefix",
+    weights: str = "mean",
+    delta: float = 0.5,
+    gamma: float = 0.25,
+    d: int = 400,
+    seeds: int = 2,
+    n_beta: int = 8,
+    beta_max: float | None = None,
+):
     """Across the transitions: squared cosine with ``mu`` and top eigenvalue against ``beta``.
 
     Curves: exact finite-table theory (Theorems 2-4 with ``theta = alpha (beta + delta)``
@@ -517,8 +710,9 @@ def validation_transition(*, R: str = "prefix", weights: str = "mean", delta: fl
     fig, axes = figure(1, 2, width=7.2, height=7.0)
     axes[0].plot(fine, ex.overlap * frac, color=THEORY_COLOR, label="finite-table theory")
     axes[0].plot(fine, idl.overlap, color=IDEAL_COLOR, ls="--", label="idealized theory")
-    axes[0].errorbar(betas, ov.mean(0), yerr=ov.std(0), fmt="o", color=SIM_COLOR, ms=5,
-                     label=f"simulation ($d={d}$, {seeds} seeds)")
+    axes[0].errorbar(
+        betas, ov.mean(0), yerr=ov.std(0), fmt="o", color=SIM_COLOR, ms=5, label=f"simulation ($d={d}$, {seeds} seeds)"
+    )
     axes[1].plot(fine, ex.sample_location, color=THEORY_COLOR, label="finite-table theory")
     axes[1].plot(fine, idl.sample_location, color=IDEAL_COLOR, ls="--", label="idealized theory")
     axes[1].errorbar(betas, lam1.mean(0), yerr=lam1.std(0), fmt="o", color=SIM_COLOR, ms=5, label="simulation")
@@ -527,19 +721,30 @@ def validation_transition(*, R: str = "prefix", weights: str = "mean", delta: fl
         ax.axvline(bsi, color=IDEAL_COLOR, lw=0.8)
         if bp > 0:
             ax.axvline(bp, color=THEORY_COLOR, lw=0.8, ls=":")
-    finish(axes[0], xlabel=r"$\beta = \|\mu\|^2$", ylabel=r"$|\hat u^\top u|^2$",
-           title=rf"{R}, {weights} weights, $\delta = {dl:.2g}$, $\gamma = {gm:.2g}$, centered $S$" "\n"
-                 rf"$\beta_c$ = {bs:.2f} (finite table), {bsi:.2f} (idealized)"
-                 + (rf"; population {bp:.2f} (dotted)" if bp > 0 else ""), legend=False)
+    finish(
+        axes[0],
+        xlabel=r"$\beta = \|\mu\|^2$",
+        ylabel=r"$|\hat u^\top u|^2$",
+        title=rf"{R}, {weights} weights, $\delta = {dl:.2g}$, $\gamma = {gm:.2g}$, centered $S$"
+        "\n"
+        rf"$\beta_c$ = {bs:.2f} (finite table), {bsi:.2f} (idealized)"
+        + (rf"; population {bp:.2f} (dotted)" if bp > 0 else ""),
+        legend=False,
+    )
     finish(axes[1], xlabel=r"$\beta = \|\mu\|^2$", ylabel=r"signal eigenvalue $\lambda$", legend=False)
     legend_below(fig, axes[0], ncols=2)
-    return set_alt(fig, f"Across the transitions, {R} correlation, {weights} weights, δ = {fmt(dl, 2)}, γ = {fmt(gm, 2)}, "
-                        f"centered S, β from 0 to {fmt(bmax, 2)}; critical β {bs:.2f} (finite table) and {bsi:.2f} "
-                        f"(idealized)" + (f", population threshold {bp:.2f} dotted" if bp > 0 else "") + ". Top: squared cosine with μ, at β = {fmt(betas[-1], 2)} simulated "
-                        f"{ov.mean(0)[-1]:.2f} (d = {d}, {seeds} seeds), finite-table {ex.overlap[-1] * frac[-1]:.2f}, "
-                        f"idealized {idl.overlap[-1]:.2f}. Bottom: signal eigenvalue, at β = {fmt(betas[-1], 2)} "
-                        f"simulated {fmt(lam1.mean(0)[-1])}, finite-table {fmt(ex.sample_location[-1])}, idealized "
-                        f"{fmt(idl.sample_location[-1])}.")
+    return set_alt(
+        fig,
+        f"Across the transitions, {R} correlation, {weights} weights, δ = {fmt(dl, 2)}, γ = {fmt(gm, 2)}, "
+        f"centered S, β from 0 to {fmt(bmax, 2)}; critical β {bs:.2f} (finite table) and {bsi:.2f} "
+        f"(idealized)"
+        + (f", population threshold {bp:.2f} dotted" if bp > 0 else "")
+        + ". Top: squared cosine with μ, at β = {fmt(betas[-1], 2)} simulated "
+        f"{ov.mean(0)[-1]:.2f} (d = {d}, {seeds} seeds), finite-table {ex.overlap[-1] * frac[-1]:.2f}, "
+        f"idealized {idl.overlap[-1]:.2f}. Bottom: signal eigenvalue, at β = {fmt(betas[-1], 2)} "
+        f"simulated {fmt(lam1.mean(0)[-1])}, finite-table {fmt(ex.sample_location[-1])}, idealized "
+        f"{fmt(idl.sample_location[-1])}.",
+    )
 
 
 class _NoLaw:
@@ -563,15 +768,22 @@ class _Table:
 
     def _repr_html_(self) -> str:
         import html
+
         head = "".join(f"<th>{html.escape(h)}</th>" for h in self.header)
         body = []
         for r, st in zip(self.rows, self.status):
             style = {"agree": "", "explained": f' style="color:{_EXPLAINED_COLOR};font-weight:bold"'}.get(
-                st, f' style="color:{_BAD_COLOR};font-weight:bold"')
-            body.append("<tr>" + "".join(f"<td{style if i == len(r) - 1 else ''}>{html.escape(c)}</td>"
-                                         for i, c in enumerate(r)) + "</tr>")
-        return ('<table style="font-size:0.8em;white-space:nowrap">'
-                f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>")
+                st, f' style="color:{_BAD_COLOR};font-weight:bold"'
+            )
+            body.append(
+                "<tr>"
+                + "".join(f"<td{style if i == len(r) - 1 else ''}>{html.escape(c)}</td>" for i, c in enumerate(r))
+                + "</tr>"
+            )
+        return (
+            '<table style="font-size:0.8em;white-space:nowrap">'
+            f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+        )
 
 
 def validation_table(rows, quantities=("lambda_signal", "overlap_signal")):
@@ -584,10 +796,19 @@ def validation_table(rows, quantities=("lambda_signal", "overlap_signal")):
     if unknown:
         raise ValueError(f"quantities must be among {_v.ATLAS_QUANTITIES}, got {sorted(unknown)}")
     keep = [r for r in rows if r["quantity"] in quantities]
-    cells = [[r["weights"], f"{r['beta']:.3g} ({r['regime']})",
-              "centered" if r["centered"] else "uncentered", r["quantity"],
-              f"{r['predicted']:.4f}", f"{r['predicted_ideal']:.4f}", f"{r['empirical']:.4f}",
-              f"{r['sem']:.4f}", r["status"] + (f" ({r['reason']})" if r["status"] == "explained" else "")]
-             for r in keep]
+    cells = [
+        [
+            r["weights"],
+            f"{r['beta']:.3g} ({r['regime']})",
+            "centered" if r["centered"] else "uncentered",
+            r["quantity"],
+            f"{r['predicted']:.4f}",
+            f"{r['predicted_ideal']:.4f}",
+            f"{r['empirical']:.4f}",
+            f"{r['sem']:.4f}",
+            r["status"] + (f" ({r['reason']})" if r["status"] == "explained" else ""),
+        ]
+        for r in keep
+    ]
     header = ["weights", "beta", "S", "quantity", "exact", "idealized", "simulation", "s.e.m.", "verdict"]
     return _Table(header, cells, [r["status"] for r in keep])

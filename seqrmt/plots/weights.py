@@ -8,6 +8,7 @@ correlation ``R``, maximal at the top eigenvector of ``R``
 (:func:`weights_negative`) the unconstrained and the best attention weights when the
 signs anti-correlate.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -21,14 +22,22 @@ from ..model import copula_correlation, markov_correlation, prefix_correlation, 
 from ..spikes import critical_beta, spike_curve
 from ._style import SIM_COLOR, THEORY_COLOR, WEIGHT_COLORS, figure, legend_below, finish, fmt, plain_text, set_alt
 
-__all__ = ["weights_correlation", "weights_family", "weights_profiles", "weights_markov_profile",
-           "weights_rayleigh", "weights_alignment", "weights_negative"]
+__all__ = [
+    "weights_correlation",
+    "weights_family",
+    "weights_profiles",
+    "weights_markov_profile",
+    "weights_rayleigh",
+    "weights_alignment",
+    "weights_negative",
+]
 
 _NAMES = ("mean", "causal", "optimal")
 
 
-def weights_correlation(family: str = "prefix", *, T: int = 16, L: int = 4, rho: float = 0.8,
-                        decay: float = 4.0, loading: float = 0.9) -> np.ndarray:
+def weights_correlation(
+    family: str = "prefix", *, T: int = 16, L: int = 4, rho: float = 0.8, decay: float = 4.0, loading: float = 0.9
+) -> np.ndarray:
     """The positional correlation ``R`` of one of the book's three families.
 
     * ``"prefix"``: the first ``L`` positions share one sign (:func:`seqrmt.prefix_correlation`);
@@ -62,8 +71,11 @@ def weights_family(R, tau: float = 0.0) -> dict:
     top eigenvector of ``R`` scaled to sum one when it has one sign (always when ``R >= 0``
     entrywise), the best point of the simplex otherwise (Markov ``rho < 0``).
     """
-    return {"mean": named_weights("mean", R, tau=tau), "causal": named_weights("causal", R, tau=tau),
-            "optimal": optimal_weights(R, simplex=True)}
+    return {
+        "mean": named_weights("mean", R, tau=tau),
+        "causal": named_weights("causal", R, tau=tau),
+        "optimal": optimal_weights(R, simplex=True),
+    }
 
 
 def _family_label(family, T, L, rho, decay):
@@ -74,8 +86,9 @@ def _family_label(family, T, L, rho, decay):
     return rf"factor copula, $T={T}$, decay ${decay:g}$"
 
 
-def weights_profiles(*, family: str = "prefix", T: int = 16, L: int = 4, rho: float = 0.8,
-                     decay: float = 4.0, tau: float = 0.0):
+def weights_profiles(
+    *, family: str = "prefix", T: int = 16, L: int = 4, rho: float = 0.8, decay: float = 4.0, tau: float = 0.0
+):
     """Weight profiles of mean, causal and optimal pooling and their ``alpha / kappa``.
 
     Left: ``w_t`` against the position ``t`` (each vector scaled to sum to one, as
@@ -100,13 +113,17 @@ def weights_profiles(*, family: str = "prefix", T: int = 16, L: int = 4, rho: fl
     top = float(np.linalg.eigvalsh(R)[-1])
     bars = ax2.bar(_NAMES, ratios, color=[WEIGHT_COLORS[n] for n in _NAMES])
     for bar, r in zip(bars, ratios):
-        ax2.text(bar.get_x() + bar.get_width() / 2, r, f"{r:.2f}", ha="center", va="bottom",
-                 fontsize="small")
+        ax2.text(bar.get_x() + bar.get_width() / 2, r, f"{r:.2f}", ha="center", va="bottom", fontsize="small")
     ax2.axhline(top, color=THEORY_COLOR, ls="--", lw=1, label=r"$\lambda_{\max}(R)$")
     ax2.set_ylim(0, 1.3 * top)
     ax1.set_ylim(bottom=min(0.0, ax1.get_ylim()[0]))
-    finish(ax1, xlabel="position $t$", ylabel=r"weight $w_t$ (sum 1)",
-           title=_family_label(family, T, L, rho, decay), legend=False)
+    finish(
+        ax1,
+        xlabel="position $t$",
+        ylabel=r"weight $w_t$ (sum 1)",
+        title=_family_label(family, T, L, rho, decay),
+        legend=False,
+    )
     finish(ax2, ylabel=r"$\alpha/\kappa = w^\top R w / w^\top w$", title="Rayleigh quotient", legend=False)
     ax2.set_xticks(range(len(_NAMES)))
     ax2.set_xticklabels([n.replace(" ", "\n") for n in _NAMES], fontsize="small")
@@ -115,17 +132,24 @@ def weights_profiles(*, family: str = "prefix", T: int = 16, L: int = 4, rho: fl
     for name in _NAMES:
         w = ws[name]
         wp = w / w.sum() if abs(w.sum()) > 1e-12 else w
-        shape = ("flat at " + fmt(wp[0]) if np.ptp(wp) < 1e-9 else
-                 f"from {fmt(wp[0], 2)} at t = 1 to {fmt(wp[-1], 2)} at t = {T}, largest {fmt(wp.max(), 2)}")
+        shape = (
+            "flat at " + fmt(wp[0])
+            if np.ptp(wp) < 1e-9
+            else f"from {fmt(wp[0], 2)} at t = 1 to {fmt(wp[-1], 2)} at t = {T}, largest {fmt(wp.max(), 2)}"
+        )
         nz = int(np.sum(np.abs(wp) > 1e-9))
         if nz < T:
             shape += f", nonzero on {nz} positions"
         desc.append(f"{name} weights {shape}")
-    return set_alt(fig, f"Weight profiles for the {plain_text(_family_label(family, T, L, rho, decay))} model. "
-                        f"Left: weights against the position t (each summing to one): " + "; ".join(desc)
-                        + ". Right: bars of the Rayleigh quotient α/κ: "
-                        + ", ".join(f"{n} {r:.2f}" for n, r in zip(_NAMES, ratios))
-                        + f"; dashed line at its maximum λ max(R) = {top:.2f}.")
+    return set_alt(
+        fig,
+        f"Weight profiles for the {plain_text(_family_label(family, T, L, rho, decay))} model. "
+        f"Left: weights against the position t (each summing to one): "
+        + "; ".join(desc)
+        + ". Right: bars of the Rayleigh quotient α/κ: "
+        + ", ".join(f"{n} {r:.2f}" for n, r in zip(_NAMES, ratios))
+        + f"; dashed line at its maximum λ max(R) = {top:.2f}.",
+    )
 
 
 def weights_markov_profile(*, T: int = 16, rhos=(0.3, 0.6, 0.9, 0.99)):
@@ -159,17 +183,31 @@ def weights_markov_profile(*, T: int = 16, rhos=(0.3, 0.6, 0.9, 0.99)):
     for r in rhos:
         u = optimal_weights(markov_correlation(T, r))
         ends.append(f"ρ = {fmt(r)}: {fmt(u[0] / u.max(), 2)}")
-    set_alt(fig, f"Top eigenvectors of the Markov correlation ρ^|t-s| for T = {T}, scaled to maximum one, "
-                 f"as points against the position t, with fitted cosine arches as lines: symmetric arches "
-                 f"about the middle position, flatter for larger ρ; value at the first position "
-                 + ", ".join(ends) + ".")
-    finish(ax, xlabel="position $t$", ylabel=r"optimal $w_t$ / max",
-           title=r"Markov model: top eigenvector of $\rho^{|t-s|}$ (points) and cosine arch (lines)")
+    set_alt(
+        fig,
+        f"Top eigenvectors of the Markov correlation ρ^|t-s| for T = {T}, scaled to maximum one, "
+        f"as points against the position t, with fitted cosine arches as lines: symmetric arches "
+        f"about the middle position, flatter for larger ρ; value at the first position " + ", ".join(ends) + ".",
+    )
+    finish(
+        ax,
+        xlabel="position $t$",
+        ylabel=r"optimal $w_t$ / max",
+        title=r"Markov model: top eigenvector of $\rho^{|t-s|}$ (points) and cosine arch (lines)",
+    )
     return fig
 
 
-def weights_rayleigh(*, family: str = "prefix", T: int = 16, L: int = 4, rho: float = 0.8,
-                     decay: float = 4.0, n_random: int = 3000, seed: int = 0):
+def weights_rayleigh(
+    *,
+    family: str = "prefix",
+    T: int = 16,
+    L: int = 4,
+    rho: float = 0.8,
+    decay: float = 4.0,
+    n_random: int = 3000,
+    seed: int = 0,
+):
     """The Rayleigh quotient ``alpha/kappa`` of random weights never exceeds ``lambda_max(R)``.
 
     Histogram of ``w^T R w / w^T w`` for ``n_random`` random attention weights
@@ -186,25 +224,42 @@ def weights_rayleigh(*, family: str = "prefix", T: int = 16, L: int = 4, rho: fl
     ax.hist(q, bins=50, color="#bbbbbb", density=True, label="random attention weights")
     for name, w in weights_family(R).items():
         ax.axvline(_alpha(w, R) / _kappa(w), color=WEIGHT_COLORS[name], lw=2, label=name)
-    ax.axvspan(lam[0], lam[-1], color=THEORY_COLOR, alpha=0.06,
-               label=r"$[\lambda_{\min}(R), \lambda_{\max}(R)]$")
+    ax.axvspan(lam[0], lam[-1], color=THEORY_COLOR, alpha=0.06, label=r"$[\lambda_{\min}(R), \lambda_{\max}(R)]$")
     pad = 0.06 * max(lam[-1] - lam[0], 1e-3)
     ax.set_xlim(lam[0] - pad, lam[-1] + pad)
-    finish(ax, xlabel=r"$\alpha/\kappa = w^\top R w / w^\top w$", ylabel="density",
-           title=_family_label(family, R.shape[0], L, rho, decay), legend=False)
+    finish(
+        ax,
+        xlabel=r"$\alpha/\kappa = w^\top R w / w^\top w$",
+        ylabel="density",
+        title=_family_label(family, R.shape[0], L, rho, decay),
+        legend=False,
+    )
     legend_below(fig, ax, ncols=3)
     marks = ", ".join(f"{name} at {_alpha(w, R) / _kappa(w):.2f}" for name, w in weights_family(R).items())
-    return set_alt(fig, f"Histogram of the Rayleigh quotient α/κ of {n_random} random attention weights "
-                        f"({plain_text(_family_label(family, R.shape[0], L, rho, decay))}): middle half between "
-                        f"{fmt(np.quantile(q, 0.25))} and {fmt(np.quantile(q, 0.75))}, largest {fmt(q.max())}; "
-                        f"vertical lines for {marks}; shaded eigenvalue range of R from {fmt(lam[0])} "
-                        f"to {fmt(lam[-1])}.")
+    return set_alt(
+        fig,
+        f"Histogram of the Rayleigh quotient α/κ of {n_random} random attention weights "
+        f"({plain_text(_family_label(family, R.shape[0], L, rho, decay))}): middle half between "
+        f"{fmt(np.quantile(q, 0.25))} and {fmt(np.quantile(q, 0.75))}, largest {fmt(q.max())}; "
+        f"vertical lines for {marks}; shaded eigenvalue range of R from {fmt(lam[0])} "
+        f"to {fmt(lam[-1])}.",
+    )
 
 
-def weights_alignment(*, family: str = "prefix", T: int = 16, L: int = 4, rho: float = 0.8,
-                      decay: float = 4.0, delta: float = 0.5, gamma: float = 0.5,
-                      beta_max: float = 2.0, sim_betas=(0.25, 0.5, 1.0, 2.0), seeds=(0, 1, 2),
-                      d: int = 300):
+def weights_alignment(
+    *,
+    family: str = "prefix",
+    T: int = 16,
+    L: int = 4,
+    rho: float = 0.8,
+    decay: float = 4.0,
+    delta: float = 0.5,
+    gamma: float = 0.5,
+    beta_max: float = 2.0,
+    sim_betas=(0.25, 0.5, 1.0, 2.0),
+    seeds=(0, 1, 2),
+    d: int = 300,
+):
     """Alignment ``|u_S^T u|^2`` of the top eigenvector of the centered ``S`` for mean,
     causal and optimal weights, as ``beta`` varies (Chapters 3 and 4).
 
@@ -231,39 +286,48 @@ def weights_alignment(*, family: str = "prefix", T: int = 16, L: int = 4, rho: f
         k, a = _kappa(w), _alpha(w, R)
         c = spike_curve(a * (b + delta), delta, gamma, k)
         col = WEIGHT_COLORS[name]
-        ax.plot(b, c.overlap * b / (b + delta), color=col, lw=1.8,
-                label=rf"{name} ($\alpha/\kappa={a / k:.2f}$)")
+        ax.plot(b, c.overlap * b / (b + delta), color=col, lw=1.8, label=rf"{name} ($\alpha/\kappa={a / k:.2f}$)")
         bc = critical_beta(delta, gamma, w, R)
         if bc < beta_max:
             ax.plot([bc], [-0.015], "^", color=col, ms=8, clip_on=False)
         if seeds and sim_betas:
-            ov = np.array([[simulate(d, V, N, w, R, bb, seed=s, n_vectors=1).overlaps[0]
-                            for s in seeds] for bb in sim_betas])
+            ov = np.array(
+                [[simulate(d, V, N, w, R, bb, seed=s, n_vectors=1).overlaps[0] for s in seeds] for bb in sim_betas]
+            )
             sd = ov.std(axis=1, ddof=1) if len(seeds) > 1 else np.zeros(len(sim_betas))
-            ax.errorbar(sim_betas, ov.mean(1), sd, fmt="o", color=col, mec="k", mew=0.5,
-                        capsize=3, zorder=5)
-        txt = (f"{name} (α/κ = {a / k:.2f}): critical β {fmt(bc) if bc < beta_max else 'beyond ' + fmt(beta_max)}, "
-               f"alignment {c.overlap[-1] * b[-1] / (b[-1] + delta):.2f} at β = {fmt(beta_max)}")
+            ax.errorbar(sim_betas, ov.mean(1), sd, fmt="o", color=col, mec="k", mew=0.5, capsize=3, zorder=5)
+        txt = (
+            f"{name} (α/κ = {a / k:.2f}): critical β {fmt(bc) if bc < beta_max else 'beyond ' + fmt(beta_max)}, "
+            f"alignment {c.overlap[-1] * b[-1] / (b[-1] + delta):.2f} at β = {fmt(beta_max)}"
+        )
         if seeds and sim_betas:
             txt += f" (simulated {ov.mean(1)[-1]:.2f} at β = {fmt(sim_betas[-1])})"
         alt.append(txt)
     if seeds and sim_betas:
-        ax.plot([], [], "o", color=SIM_COLOR, mec="k", mew=0.5,
-                label=f"simulation ($d={d}$, {len(seeds)} seeds)")
+        ax.plot([], [], "o", color=SIM_COLOR, mec="k", mew=0.5, label=f"simulation ($d={d}$, {len(seeds)} seeds)")
     ax.set_xlim(0, beta_max)
     ax.set_ylim(-0.03, 1.0)
-    finish(ax, xlabel=r"signal strength $\beta=\|\mu\|^2$", ylabel=r"$|\hat u_1^\top u|^2$",
-           title=_family_label(family, R.shape[0], L, rho, decay)
-           + rf", $\delta={delta:g}$, $\gamma={gamma:g}$")
-    sim_txt = (f" Points: simulations (d = {d}, {len(seeds)} seeds) at β = "
-               + ", ".join(fmt(x) for x in sim_betas) + "." if seeds and sim_betas else "")
-    return set_alt(fig, f"Squared alignment of the top eigenvector of the centered S with the signal against "
-                        f"β from 0 to {fmt(beta_max)} ({plain_text(_family_label(family, R.shape[0], L, rho, decay))}, "
-                        f"δ = {fmt(delta)}, γ = {fmt(gamma)}), theory lines for mean, causal and optimal "
-                        f"weights, zero up to each critical β (triangles): " + "; ".join(alt) + "." + sim_txt)
+    finish(
+        ax,
+        xlabel=r"signal strength $\beta=\|\mu\|^2$",
+        ylabel=r"$|\hat u_1^\top u|^2$",
+        title=_family_label(family, R.shape[0], L, rho, decay) + rf", $\delta={delta:g}$, $\gamma={gamma:g}$",
+    )
+    sim_txt = (
+        f" Points: simulations (d = {d}, {len(seeds)} seeds) at β = " + ", ".join(fmt(x) for x in sim_betas) + "."
+        if seeds and sim_betas
+        else ""
+    )
+    return set_alt(
+        fig,
+        f"Squared alignment of the top eigenvector of the centered S with the signal against "
+        f"β from 0 to {fmt(beta_max)} ({plain_text(_family_label(family, R.shape[0], L, rho, decay))}, "
+        f"δ = {fmt(delta)}, γ = {fmt(gamma)}), theory lines for mean, causal and optimal "
+        f"weights, zero up to each critical β (triangles): " + "; ".join(alt) + "." + sim_txt,
+    )
 
 
-_NEG_COLOR = "#8172B3"      # the unconstrained (sign-alternating) optimum
+_NEG_COLOR = "#8172B3"  # the unconstrained (sign-alternating) optimum
 
 
 def weights_negative(*, T: int = 16, rho: float = -0.5, rhos=None):
@@ -286,53 +350,84 @@ def weights_negative(*, T: int = 16, rho: float = -0.5, rhos=None):
     rhos = np.sort(rhos)
 
     def four(R):
-        return {"unconstrained": optimal_weights(R, normalize="unit"),
-                "simplex": optimal_weights(R, simplex=True),
-                "mean": named_weights("mean", R), "causal": named_weights("causal", R)}
+        return {
+            "unconstrained": optimal_weights(R, normalize="unit"),
+            "simplex": optimal_weights(R, simplex=True),
+            "mean": named_weights("mean", R),
+            "causal": named_weights("causal", R),
+        }
 
-    colors = {"unconstrained": _NEG_COLOR, "simplex": WEIGHT_COLORS["optimal"],
-              "mean": WEIGHT_COLORS["mean"], "causal": WEIGHT_COLORS["causal"]}
-    labels = {"unconstrained": "top eigenvector (any real $w$)",
-              "simplex": r"best attention weights ($w\geq 0$, $\sum w_t=1$)",
-              "mean": "mean", "causal": "causal"}
+    colors = {
+        "unconstrained": _NEG_COLOR,
+        "simplex": WEIGHT_COLORS["optimal"],
+        "mean": WEIGHT_COLORS["mean"],
+        "causal": WEIGHT_COLORS["causal"],
+    }
+    labels = {
+        "unconstrained": "top eigenvector (any real $w$)",
+        "simplex": r"best attention weights ($w\geq 0$, $\sum w_t=1$)",
+        "mean": "mean",
+        "causal": "causal",
+    }
     R = markov_correlation(T, rho)
     ws = four(R)
     t = np.arange(1, T + 1)
     # panels stacked: the figure stays readable on a phone column
     fig, (ax1, ax2) = figure(1, 2, width=6.4, height=8.0)
     for name, w in ws.items():
-        ax1.plot(t, w / np.linalg.norm(w), "o-", color=colors[name], ms=4, lw=1.3,
-                 label=rf"{labels[name]}: $\alpha/\kappa={snr(w, R):.2f}$")
+        ax1.plot(
+            t,
+            w / np.linalg.norm(w),
+            "o-",
+            color=colors[name],
+            ms=4,
+            lw=1.3,
+            label=rf"{labels[name]}: $\alpha/\kappa={snr(w, R):.2f}$",
+        )
     ax1.axhline(0, color="k", lw=0.6)
-    finish(ax1, xlabel="position $t$", ylabel=r"$w_t/\|w\|$",
-           title=rf"Markov, $T={T}$, $\rho={rho:g}$: weights at unit norm")
-    ax1.legend(fontsize="x-small", frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2),
-               ncol=1)
+    finish(
+        ax1,
+        xlabel="position $t$",
+        ylabel=r"$w_t/\|w\|$",
+        title=rf"Markov, $T={T}$, $\rho={rho:g}$: weights at unit norm",
+    )
+    ax1.legend(fontsize="x-small", frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1)
     curves = {name: [] for name in ws}
     for r in rhos:
         Rr = markov_correlation(T, float(r))
         for name, w in four(Rr).items():
-            curves[name].append(snr(w, Rr))   # alpha/kappa
+            curves[name].append(snr(w, Rr))  # alpha/kappa
     for name, c in curves.items():
-        ax2.plot(rhos, c, "o-" if name == "simplex" else "-", color=colors[name], ms=3, lw=1.5,
-                 label=labels[name])
+        ax2.plot(rhos, c, "o-" if name == "simplex" else "-", color=colors[name], ms=3, lw=1.5, label=labels[name])
     ax2.axvline(rho, color="k", ls=":", lw=1)
     ax2.set_yscale("log")
     # one legend (left panel) names the four colours of both panels
-    finish(ax2, xlabel=r"Markov parameter $\rho$", ylabel=r"$\alpha/\kappa$ (log scale)",
-           title=r"Rayleigh quotient against $\rho$", legend=False)
+    finish(
+        ax2,
+        xlabel=r"Markov parameter $\rho$",
+        ylabel=r"$\alpha/\kappa$ (log scale)",
+        title=r"Rayleigh quotient against $\rho$",
+        legend=False,
+    )
     u = ws["unconstrained"]
     sx = ws["simplex"]
-    split = [float(r) for r in rhos if abs(curves["unconstrained"][list(rhos).index(r)]
-                                           - curves["simplex"][list(rhos).index(r)]) > 1e-6]
-    return set_alt(fig, f"Markov signs with ρ = {fmt(rho)}, T = {T}. Top: weights at unit norm against the "
-                        f"position: the top eigenvector of R "
-                        f"{'alternates in sign' if np.any(u > 1e-9) and np.any(u < -1e-9) else 'has one sign'}, "
-                        f"the best attention weights are nonzero on {int(np.sum(sx > 1e-9))} of {T} positions, "
-                        f"mean weights are flat and causal weights decrease; α/κ = "
-                        + ", ".join(f"{n} {snr(w, R):.2f}" for n, w in ws.items())
-                        + f". Bottom: α/κ against ρ from {fmt(rhos[0])} to {fmt(rhos[-1])} on a log scale; the "
-                          "top-eigenvector and best-attention curves "
-                        + (f"split for ρ ≤ {fmt(max(split))}" if split else "coincide")
-                        + f"; at ρ = {fmt(rhos[0])}: " + ", ".join(f"{n} {c[0]:.2f}" for n, c in curves.items())
-                        + ".")
+    split = [
+        float(r)
+        for r in rhos
+        if abs(curves["unconstrained"][list(rhos).index(r)] - curves["simplex"][list(rhos).index(r)]) > 1e-6
+    ]
+    return set_alt(
+        fig,
+        f"Markov signs with ρ = {fmt(rho)}, T = {T}. Top: weights at unit norm against the "
+        f"position: the top eigenvector of R "
+        f"{'alternates in sign' if np.any(u > 1e-9) and np.any(u < -1e-9) else 'has one sign'}, "
+        f"the best attention weights are nonzero on {int(np.sum(sx > 1e-9))} of {T} positions, "
+        f"mean weights are flat and causal weights decrease; α/κ = "
+        + ", ".join(f"{n} {snr(w, R):.2f}" for n, w in ws.items())
+        + f". Bottom: α/κ against ρ from {fmt(rhos[0])} to {fmt(rhos[-1])} on a log scale; the "
+        "top-eigenvector and best-attention curves "
+        + (f"split for ρ ≤ {fmt(max(split))}" if split else "coincide")
+        + f"; at ρ = {fmt(rhos[0])}: "
+        + ", ".join(f"{n} {c[0]:.2f}" for n, c in curves.items())
+        + ".",
+    )

@@ -96,6 +96,7 @@ seqrmt.validation as sv``): ``settings`` (the grid, its correlations and strengt
 ``scaling`` (:func:`finite_size`, :func:`bulk_vs_T`, :func:`spikes_vs_T`), ``tables`` (CSV and
 the shipped tables), ``cost`` and ``fixed_T`` (:func:`fixed_T_spike_check`).
 """
+
 from __future__ import annotations
 
 from .._numerics import blas_threads
@@ -103,13 +104,37 @@ from .cost import atlas_hours, cost_exponent
 from .fixed_T import fixed_T_spike_check
 from .grid import atlas
 from .measure import kolmogorov_distance
-from .scaling import (FINITE_SIZE_SETTINGS, bulk_vs_T, finite_size, fit_rate, fixed_T_bulk_above, scaling_rates,
-                      spikes_vs_T)
+from .scaling import (
+    FINITE_SIZE_SETTINGS,
+    bulk_vs_T,
+    finite_size,
+    fit_rate,
+    fixed_T_bulk_above,
+    scaling_rates,
+    spikes_vs_T,
+)
 from .settings import ATLAS_GRID, ATLAS_QUANTITIES, atlas_betas, atlas_correlation
-from .tables import load_atlas, load_cost, load_finite_size, load_finite_size_large, load_fixed_T_spike, read_csv, to_csv
+from .tables import (
+    load_atlas,
+    load_cost,
+    load_finite_size,
+    load_finite_size_large,
+    load_fixed_T_spike,
+    read_csv,
+    to_csv,
+)
 from .tolerance import Tolerance
-from .verdicts import (PAIR_SDS, REASONS, TW1_QUANTILES, disagreements, edge_scale, judge, law_distance, rejudge_shipped,
-                       transition_window)
+from .verdicts import (
+    PAIR_SDS,
+    REASONS,
+    TW1_QUANTILES,
+    disagreements,
+    edge_scale,
+    judge,
+    law_distance,
+    rejudge_shipped,
+    transition_window,
+)
 
 # The private helpers that the tests, the benchmarks and the figures call as sv._<name>.
 from .executors import _check_executor, _run_units  # noqa: F401

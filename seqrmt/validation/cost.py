@@ -1,5 +1,6 @@
 """The measured cost of one simulation against ``d`` (``seqrmt/data/cost.csv``) and what it says
 about the time of the full atlas."""
+
 from __future__ import annotations
 
 import math

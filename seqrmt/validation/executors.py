@@ -1,5 +1,6 @@
 """Where the simulations of a sweep run: here, one after the other, or on any
 :class:`concurrent.futures.Executor`, with the results put back in the order of the tasks."""
+
 from __future__ import annotations
 
 from typing import Sequence
@@ -10,8 +11,10 @@ __all__: list[str] = []
 def _check_executor(executor):
     """``None`` or an object with a callable ``submit`` (a :class:`concurrent.futures.Executor`)."""
     if executor is not None and not callable(getattr(executor, "submit", None)):
-        raise TypeError("executor must be None or a concurrent.futures.Executor (an object with "
-                        f"a submit method), got {type(executor).__name__}")
+        raise TypeError(
+            "executor must be None or a concurrent.futures.Executor (an object with "
+            f"a submit method), got {type(executor).__name__}"
+        )
     return executor
 
 
@@ -33,6 +36,7 @@ def _run_units(fn, tasks: Sequence[tuple], executor=None, progress: bool = False
     bar = None
     if progress:
         from tqdm.auto import tqdm
+
         bar = tqdm(total=len(tasks), desc=desc or None, unit="sim", smoothing=0.1)
     try:
         if executor is None:
@@ -42,6 +46,7 @@ def _run_units(fn, tasks: Sequence[tuple], executor=None, progress: bool = False
                     bar.update()
         else:
             from concurrent.futures import as_completed
+
             futures = {executor.submit(fn, *t): i for i, t in enumerate(tasks)}
             try:
                 for f in as_completed(futures):

@@ -1,5 +1,6 @@
 """The signal eigenvalue at fixed ``T`` simulated against both predictions
 (:func:`fixed_T_spike_check`: :func:`seqrmt.fixed_T_predict` and :func:`seqrmt.predict`)."""
+
 from __future__ import annotations
 
 import math
@@ -20,14 +21,25 @@ __all__ = ["fixed_T_spike_check"]
 
 def _spike_unit(d: int, V: int, N: int, w: tuple, R: np.ndarray, betas: tuple, seed: int) -> list:
     """``(lambda_1, overlap_1)`` for each ``beta`` of one table and token draw."""
-    return [(float(lam[0]), float(U[0, 0] ** 2))
-            for _, _, _, lam, U, _ in _spectra(d, V, N, R, {"w": np.asarray(w)}, {"w": list(betas)},
-                                               [True], seed, n_top=1)]
+    return [
+        (float(lam[0]), float(U[0, 0] ** 2))
+        for _, _, _, lam, U, _ in _spectra(d, V, N, R, {"w": np.asarray(w)}, {"w": list(betas)}, [True], seed, n_top=1)
+    ]
 
 
-def fixed_T_spike_check(d: int, delta: float, gamma: float, w: ArrayLike, R: ArrayLike,
-                        betas: Sequence[float], seeds: int = 32, *, seed0: int = 3000,
-                        progress: bool = False, executor=None) -> list[dict]:
+def fixed_T_spike_check(
+    d: int,
+    delta: float,
+    gamma: float,
+    w: ArrayLike,
+    R: ArrayLike,
+    betas: Sequence[float],
+    seeds: int = 32,
+    *,
+    seed0: int = 3000,
+    progress: bool = False,
+    executor=None,
+) -> list[dict]:
     """The top eigenvalue of the centered ``S`` and its alignment, simulated and predicted at fixed ``T``.
 
     For each ``beta``, ``seeds`` tables (seeds ``seed0, seed0 + 1, ...``; every ``beta`` uses the
@@ -69,14 +81,25 @@ def fixed_T_spike_check(d: int, delta: float, gamma: float, w: ArrayLike, R: Arr
         pf = fixed_T_predict(delta, gamma, w, R, beta, d=d)
         pl = predict(delta, gamma, w, R, beta)
         loc_f = np.nan if pf.sample_outlier is None else pf.sample_outlier
-        rows.append(dict(
-            d=d, delta=delta, gamma=gamma, T=int(w.size), beta=beta, n=seeds,
-            lambda_sim=float(lam.mean()), lambda_sem=float(lam.std(ddof=1) / math.sqrt(seeds)),
-            overlap_sim=float(ov.mean()), overlap_sem=float(ov.std(ddof=1) / math.sqrt(seeds)),
-            lambda_fixed_T=float(loc_f), overlap_fixed_T=pf.overlap,
-            lambda_large_T=np.nan if pl.sample_outlier is None else pl.sample_outlier,
-            overlap_large_T=pl.overlap,
-            bulk_above=np.nan if pf.bulk_above is None else pf.bulk_above,
-            single_eigenvalue=bool(pf.single_eigenvalue),
-            mass_above=np.nan if pf.mass_above is None else pf.mass_above))
+        rows.append(
+            dict(
+                d=d,
+                delta=delta,
+                gamma=gamma,
+                T=int(w.size),
+                beta=beta,
+                n=seeds,
+                lambda_sim=float(lam.mean()),
+                lambda_sem=float(lam.std(ddof=1) / math.sqrt(seeds)),
+                overlap_sim=float(ov.mean()),
+                overlap_sem=float(ov.std(ddof=1) / math.sqrt(seeds)),
+                lambda_fixed_T=float(loc_f),
+                overlap_fixed_T=pf.overlap,
+                lambda_large_T=np.nan if pl.sample_outlier is None else pl.sample_outlier,
+                overlap_large_T=pl.overlap,
+                bulk_above=np.nan if pf.bulk_above is None else pf.bulk_above,
+                single_eigenvalue=bool(pf.single_eigenvalue),
+                mass_above=np.nan if pf.mass_above is None else pf.mass_above,
+            )
+        )
     return rows

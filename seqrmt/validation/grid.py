@@ -1,5 +1,6 @@
 """The atlas (:func:`atlas`): the grid of :data:`ATLAS_GRID` simulated over seeds, each setting and
 quantity a row with its predictions, the empirical mean and spread, and a verdict."""
+
 from __future__ import annotations
 
 import math
@@ -58,8 +59,9 @@ def _atlas_block(d: int, dl_nom: float, gm_nom: float, rname: str, T: int, wname
     return V, N, d / V, d / N, R, {wn: named_weights(wn, R) for wn in wnames}
 
 
-def _atlas_unit(d: int, dl_nom: float, gm_nom: float, rname: str, T: int, wnames: tuple,
-                bl: dict, centerings: tuple, seed: int) -> dict:
+def _atlas_unit(
+    d: int, dl_nom: float, gm_nom: float, rname: str, T: int, wnames: tuple, bl: dict, centerings: tuple, seed: int
+) -> dict:
     """One unit of work of :func:`atlas`: one seed of one ``(delta, gamma, R)`` block.
 
     One table and one set of sequences (seed ``seed``) serve every weight, strength and
@@ -76,14 +78,21 @@ def _atlas_unit(d: int, dl_nom: float, gm_nom: float, rname: str, T: int, wnames
             pv = _predicted(predict(dl, gm, ws[wn], R, b, centered=c), "limit")
             emp = _empirical(lam, U, b, info, pv, laws[wn])
             pr = _predicted(_predict_realized(dl, gm, ws[wn], R, b, c, info), "realized")
-            out.append((wn, b, c, {q: float(x) for q, x in emp.items()},
-                        {q: float(pr[q]) for q in ATLAS_QUANTITIES}))
+            out.append((wn, b, c, {q: float(x) for q, x in emp.items()}, {q: float(pr[q]) for q in ATLAS_QUANTITIES}))
     return dict(samples=out, seconds=time.perf_counter() - t0)
 
 
-def atlas(d: int = 800, seeds: int | Sequence[int] = 4, *, grid: Mapping | None = None,
-          tol: Tolerance | None = None, T: int = _T, progress: bool = False,
-          betas: Mapping[str, float] | None = None, executor=None) -> list[dict]:
+def atlas(
+    d: int = 800,
+    seeds: int | Sequence[int] = 4,
+    *,
+    grid: Mapping | None = None,
+    tol: Tolerance | None = None,
+    T: int = _T,
+    progress: bool = False,
+    betas: Mapping[str, float] | None = None,
+    executor=None,
+) -> list[dict]:
     """Run the validation grid: predicted against empirical values with spreads over seeds.
 
     Parameters
@@ -144,8 +153,7 @@ def atlas(d: int = 800, seeds: int | Sequence[int] = 4, *, grid: Mapping | None 
         bl = {wn: [choice[wn]["betas"][r] for r in g["regime"]] for wn in ws}
         setups.append((dl_nom, gm_nom, rname, V, N, dl, gm, R, ws, choice, bl))
         ubl = {k: sorted(set(v)) for k, v in bl.items()}
-        tasks += [(d, dl_nom, gm_nom, rname, T, tuple(g["weights"]), ubl, tuple(g["centered"]), s)
-                  for s in seeds]
+        tasks += [(d, dl_nom, gm_nom, rname, T, tuple(g["weights"]), ubl, tuple(g["centered"]), s) for s in seeds]
     results = _run_units(_atlas_unit, tasks, executor, progress, desc=f"atlas d={d}")
     rows: list[dict] = []
     for ib, (dl_nom, gm_nom, rname, V, N, dl, gm, R, ws, choice, bl) in enumerate(setups):
@@ -154,10 +162,12 @@ def atlas(d: int = 800, seeds: int | Sequence[int] = 4, *, grid: Mapping | None 
         for wn, w in ws.items():
             for b in set(bl[wn]):
                 for c in g["centered"]:
-                    preds[wn, b, c] = (predict(dl, gm, w, R, b, centered=c),
-                                       predict(dl, gm, w, R, b, centered=c, finite_table=False))
+                    preds[wn, b, c] = (
+                        predict(dl, gm, w, R, b, centered=c),
+                        predict(dl, gm, w, R, b, centered=c, finite_table=False),
+                    )
         samples: dict = {}
-        for res in results[ib * len(seeds):(ib + 1) * len(seeds)]:      # in seed order
+        for res in results[ib * len(seeds) : (ib + 1) * len(seeds)]:  # in seed order
             for wn, b, c, emp, pr in res["samples"]:
                 samples.setdefault((wn, b, c), []).append((emp, pr))
         for wn, w in ws.items():
@@ -167,20 +177,42 @@ def atlas(d: int = 800, seeds: int | Sequence[int] = 4, *, grid: Mapping | None 
                 for c in g["centered"]:
                     p, pi = preds[wn, b, c]
                     pv, piv = _predicted(p, "limit"), _predicted(pi, "ideal")
-                    base = dict(d=d, V=V, N=N, delta=dl, gamma=gm, delta_nominal=dl_nom,
-                                gamma_nominal=gm_nom, R=rname, T=T, weights=wn, regime=reg,
-                                rule=ch["rule"], beta=b, centered=bool(c), kappa=p.kappa,
-                                alpha=p.alpha, sigma_w=p.sigma_w,
-                                beta_c_pop=ch["beta_c_pop"], beta_c_sample=ch["beta_c_sample"],
-                                beta_c_pop_ideal=ch["beta_c_pop_ideal"],
-                                beta_c_sample_ideal=ch["beta_c_sample_ideal"],
-                                theta=p.theta, theta_c=tc, bulk_edge=p.bulk_edge,
-                                phase=_phase(p), phase_ideal=_phase(pi),
-                                signal_outlier=_nan(p.sample_outlier), mean_outlier=_nan(p.mean_outlier))
+                    base = dict(
+                        d=d,
+                        V=V,
+                        N=N,
+                        delta=dl,
+                        gamma=gm,
+                        delta_nominal=dl_nom,
+                        gamma_nominal=gm_nom,
+                        R=rname,
+                        T=T,
+                        weights=wn,
+                        regime=reg,
+                        rule=ch["rule"],
+                        beta=b,
+                        centered=bool(c),
+                        kappa=p.kappa,
+                        alpha=p.alpha,
+                        sigma_w=p.sigma_w,
+                        beta_c_pop=ch["beta_c_pop"],
+                        beta_c_sample=ch["beta_c_sample"],
+                        beta_c_pop_ideal=ch["beta_c_pop_ideal"],
+                        beta_c_sample_ideal=ch["beta_c_sample_ideal"],
+                        theta=p.theta,
+                        theta_c=tc,
+                        bulk_edge=p.bulk_edge,
+                        phase=_phase(p),
+                        phase_ideal=_phase(pi),
+                        signal_outlier=_nan(p.sample_outlier),
+                        mean_outlier=_nan(p.mean_outlier),
+                    )
                     data = samples[wn, b, c]
-                    qs = [q for q in ATLAS_QUANTITIES
-                          if not (q.endswith("_mean") and c)
-                          and not (q == "overlap_signal" and b == 0)]
+                    qs = [
+                        q
+                        for q in ATLAS_QUANTITIES
+                        if not (q.endswith("_mean") and c) and not (q == "overlap_signal" and b == 0)
+                    ]
                     for q in qs:
                         vals = np.array([e[q] for e, _ in data], dtype=float)
                         real = np.array([r[q] for _, r in data], dtype=float)
@@ -194,10 +226,22 @@ def atlas(d: int = 800, seeds: int | Sequence[int] = 4, *, grid: Mapping | None 
                         rank = pv["_rank"].get(q, 0)
                         fin = _classical_location(laws[wn], rank, d) if rank > 0 else float("nan")
                         corr = fin if rank > 0 else float(real.mean())
-                        row = dict(base, cell=_cell_id(base), quantity=q, predicted=pred,
-                                   predicted_ideal=float(piv[q]), predicted_realized=float(real.mean()),
-                                   predicted_finite_d=fin, predicted_corrected=corr,
-                                   empirical=mean, std=std, sem=sem, n=n, error=err, tol=t)
+                        row = dict(
+                            base,
+                            cell=_cell_id(base),
+                            quantity=q,
+                            predicted=pred,
+                            predicted_ideal=float(piv[q]),
+                            predicted_realized=float(real.mean()),
+                            predicted_finite_d=fin,
+                            predicted_corrected=corr,
+                            empirical=mean,
+                            std=std,
+                            sem=sem,
+                            n=n,
+                            error=err,
+                            tol=t,
+                        )
                         rows.append(row)
     return judge(rows, tol)
 
@@ -207,5 +251,7 @@ def _nan(x) -> float:
 
 
 def _cell_id(r: Mapping) -> str:
-    return (f"delta={r['delta_nominal']:g} gamma={r['gamma_nominal']:g} R={r['R']} w={r['weights']} "
-            f"{r['regime']} {'centered' if r['centered'] else 'uncentered'}")
+    return (
+        f"delta={r['delta_nominal']:g} gamma={r['gamma_nominal']:g} R={r['R']} w={r['weights']} "
+        f"{r['regime']} {'centered' if r['centered'] else 'uncentered'}"
+    )

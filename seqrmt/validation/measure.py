@@ -1,6 +1,7 @@
 """One simulation and what is measured on it: the spectra of ``S`` for every weight, strength and
 centering of one draw (the pooled matrix never formed), the predictions with the realized table
 norms, the empirical values matched to the predicted outliers, and the Kolmogorov distance."""
+
 from __future__ import annotations
 
 import math
@@ -65,6 +66,7 @@ def _pooled_moments(ZT: np.ndarray, tokens: np.ndarray, xi: np.ndarray, w: np.nd
     (d x N) and ``y = xi w``, accumulated over blocks of :data:`_POOL_CHUNK` sequences
     (a rank-``k`` update ``dsyrk`` per block): the ``d x N`` matrix ``C`` is never formed."""
     from scipy.linalg import blas
+
     V, d = ZT.shape
     N = tokens.shape[0]
     y = xi @ w
@@ -73,7 +75,7 @@ def _pooled_moments(ZT: np.ndarray, tokens: np.ndarray, xi: np.ndarray, w: np.nd
     a = np.zeros(d)
     for lo in range(0, N, _POOL_CHUNK):
         hi = min(N, lo + _POOL_CHUNK)
-        CT = np.asarray(_token_matrix(tokens[lo:hi], w, V) @ ZT)      # C[:, lo:hi]^T, (n, d)
+        CT = np.asarray(_token_matrix(tokens[lo:hi], w, V) @ ZT)  # C[:, lo:hi]^T, (n, d)
         S0 = blas.dsyrk(1.0, CT.T, beta=1.0, c=S0, trans=0, lower=1, overwrite_c=1)
         a += CT.T @ y[lo:hi]
         csum += CT.sum(axis=0)
@@ -82,9 +84,17 @@ def _pooled_moments(ZT: np.ndarray, tokens: np.ndarray, xi: np.ndarray, w: np.nd
     return S0, a / N, float(y @ y) / N, csum / N, float(y.mean())
 
 
-def _spectra(d: int, V: int, N: int, R: np.ndarray, weights: Mapping[str, np.ndarray],
-             betas: Mapping[str, Sequence[float]], centerings: Sequence[bool], seed: int,
-             n_top: int = 6):
+def _spectra(
+    d: int,
+    V: int,
+    N: int,
+    R: np.ndarray,
+    weights: Mapping[str, np.ndarray],
+    betas: Mapping[str, Sequence[float]],
+    centerings: Sequence[bool],
+    seed: int,
+    n_top: int = 6,
+):
     """Yield ``(wname, beta, centered, eigenvalues, top vectors, table info)`` for one seed.
 
     Same draws as :func:`seqrmt.simulate` with this seed, for every weight, beta and
@@ -99,8 +109,9 @@ def _spectra(d: int, V: int, N: int, R: np.ndarray, weights: Mapping[str, np.nda
 
 def _spectra_body(d, V, N, R, weights, betas, centerings, seed, n_top):
     from scipy.linalg import blas
+
     rng = np.random.default_rng(seed)
-    ZT = _table_noise_T(d, V, rng)                   # E = Z (beta enters below, exactly)
+    ZT = _table_noise_T(d, V, rng)  # E = Z (beta enters below, exactly)
     xi = sample_signs(N, R, seed=rng)
     tokens = sample_tokens(xi, V, seed=rng)
     h = V // 2
@@ -112,7 +123,7 @@ def _spectra_body(d, V, N, R, weights, betas, centerings, seed, n_top):
     for iw, (wname, w) in enumerate(witems):
         S0, a, m, cbar0, ybar = _pooled_moments(ZT, tokens, xi, w)
         if iw == len(witems) - 1:
-            del ZT                                   # not needed any more
+            del ZT  # not needed any more
         bs = list(betas[wname])
         for ib, beta in enumerate(bs):
             sb = math.sqrt(beta)
@@ -126,7 +137,7 @@ def _spectra_body(d, V, N, R, weights, betas, centerings, seed, n_top):
                     cb = cbar0.copy()
                     cb[0] += sb * ybar
                     Sc = S if ic == len(centerings) - 1 else S.copy(order="F")
-                    Sc = blas.dsyr(-1.0, cb, lower=1, a=Sc, overwrite_a=1)   # S - cb cb^T (lower)
+                    Sc = blas.dsyr(-1.0, cb, lower=1, a=Sc, overwrite_a=1)  # S - cb cb^T (lower)
                 else:
                     Sc = S
                 # in place (no d x d copy) unless S is still needed by the next centering
@@ -144,8 +155,17 @@ def _predict_realized(delta: float, gamma: float, w, R, beta: float, centered: b
     ``||zbar||^2``."""
     Delta = info["Delta"]
     spike2 = info["delta_norm2"] + 2.0 * math.sqrt(beta) * float(Delta[0]) + beta
-    return predict(delta, gamma, w, R, beta, centered=centered, spike_norm2=max(spike2, 0.0),
-                   delta_norm2=info["delta_norm2"], zbar_norm2=info["zbar_norm2"])
+    return predict(
+        delta,
+        gamma,
+        w,
+        R,
+        beta,
+        centered=centered,
+        spike_norm2=max(spike2, 0.0),
+        delta_norm2=info["delta_norm2"],
+        zbar_norm2=info["zbar_norm2"],
+    )
 
 
 def _predicted(p, kind: str) -> dict:
@@ -158,14 +178,25 @@ def _predicted(p, kind: str) -> dict:
     n_out = len(outs)
     has_sig, has_mean = p.sample_outlier is not None, p.mean_outlier is not None
     # rank inside the bulk of the eigenvalue each quantity refers to (0: an outlier)
-    rank = {"lambda_1": max(0, 1 - n_out), "lambda_2": max(0, 2 - n_out),
-            "lambda_signal": 0 if has_sig else 1,
-            "lambda_mean": 0 if has_mean else (1 if has_sig else 2)}
-    return {"lambda_1": top[0], "lambda_2": top[1], "lambda_signal": sig,
-            "overlap_signal": p.overlap, "lambda_mean": mean,
-            "overlap_mean": p.mean_overlap if has_mean else 0.0,
-            "ks_bulk": 0.0, "_n_out": n_out, "_rank": rank,
-            "_signal": has_sig, "_mean": has_mean}
+    rank = {
+        "lambda_1": max(0, 1 - n_out),
+        "lambda_2": max(0, 2 - n_out),
+        "lambda_signal": 0 if has_sig else 1,
+        "lambda_mean": 0 if has_mean else (1 if has_sig else 2),
+    }
+    return {
+        "lambda_1": top[0],
+        "lambda_2": top[1],
+        "lambda_signal": sig,
+        "overlap_signal": p.overlap,
+        "lambda_mean": mean,
+        "overlap_mean": p.mean_overlap if has_mean else 0.0,
+        "ks_bulk": 0.0,
+        "_n_out": n_out,
+        "_rank": rank,
+        "_signal": has_sig,
+        "_mean": has_mean,
+    }
 
 
 def _classical_location(law, rank: int, d: int) -> float:
@@ -195,14 +226,19 @@ def _empirical(lam, U, beta, info, pred: dict, law) -> dict:
     else:
         sig_idx = 0 if mean_idx != 0 else 1
     both = [sig_idx, mean_idx] if (pred["_signal"] and mean_idx is not None) else [sig_idx]
-    out = {"lambda_1": lam[0], "lambda_2": lam[1], "lambda_signal": lam[sig_idx],
-           "overlap_signal": float(np.sum(U[0, both] ** 2)) if beta > 0 else float("nan"),
-           "ks_bulk": kolmogorov_distance(lam, law, n_out)}
+    out = {
+        "lambda_1": lam[0],
+        "lambda_2": lam[1],
+        "lambda_signal": lam[sig_idx],
+        "overlap_signal": float(np.sum(U[0, both] ** 2)) if beta > 0 else float("nan"),
+        "ks_bulk": kolmogorov_distance(lam, law, n_out),
+    }
     if mean_idx is not None:
         out["lambda_mean"] = lam[mean_idx]
-        out["overlap_mean"] = float(np.sum((zb @ U[:, both]) ** 2)) if pred["_signal"] else \
-            float((zb @ U[:, mean_idx]) ** 2)
-    else:   # no mean outlier predicted: largest eigenvalue not the signal's
+        out["overlap_mean"] = (
+            float(np.sum((zb @ U[:, both]) ** 2)) if pred["_signal"] else float((zb @ U[:, mean_idx]) ** 2)
+        )
+    else:  # no mean outlier predicted: largest eigenvalue not the signal's
         j = 0 if sig_idx != 0 else 1
         out["lambda_mean"] = lam[j]
         out["overlap_mean"] = float((zb @ U[:, j]) ** 2)

@@ -1,6 +1,7 @@
 """Theory against simulation as the dimension ``d`` grows (:func:`finite_size`, with the fitted
 rates of :func:`scaling_rates`) and as the sequence length ``T`` varies (:func:`bulk_vs_T`,
 :func:`spikes_vs_T`, against Theorem 1 and the fixed-``T`` laws)."""
+
 from __future__ import annotations
 
 import math
@@ -21,8 +22,15 @@ from .measure import _empirical, _predict_realized, _predicted, _spectra, kolmog
 from .settings import _T, atlas_betas, atlas_correlation
 from .verdicts import _fixed_T_law, law_distance
 
-__all__ = ["FINITE_SIZE_SETTINGS", "finite_size", "bulk_vs_T", "spikes_vs_T", "fixed_T_bulk_above",
-           "fit_rate", "scaling_rates"]
+__all__ = [
+    "FINITE_SIZE_SETTINGS",
+    "finite_size",
+    "bulk_vs_T",
+    "spikes_vs_T",
+    "fixed_T_bulk_above",
+    "fit_rate",
+    "scaling_rates",
+]
 
 #: Representative settings for the finite-size study: name -> (delta, gamma, R, weights,
 #: centered, beta rule) where the rule is ``("regime", name)`` (from :func:`atlas_betas`)
@@ -35,8 +43,7 @@ FINITE_SIZE_SETTINGS: dict[str, tuple] = {
 }
 
 
-def _setting(d: int, dl_nom: float, gm_nom: float, rname: str, T: int, wname: str, beta: float,
-             centered: bool):
+def _setting(d: int, dl_nom: float, gm_nom: float, rname: str, T: int, wname: str, beta: float, centered: bool):
     """Sizes, correlation, weights and limit predictions of one finite-size setting at one ``d``."""
     V, N = sizes(d, dl_nom, gm_nom)
     dl, gm = d / V, d / N
@@ -46,8 +53,9 @@ def _setting(d: int, dl_nom: float, gm_nom: float, rname: str, T: int, wname: st
     return V, N, dl, gm, R, w, p, _predicted(p, "limit")
 
 
-def _scaling_unit(d: int, dl_nom: float, gm_nom: float, rname: str, T: int, wname: str, beta: float,
-                  centered: bool, seed: int) -> dict:
+def _scaling_unit(
+    d: int, dl_nom: float, gm_nom: float, rname: str, T: int, wname: str, beta: float, centered: bool, seed: int
+) -> dict:
     """One unit of work of :func:`finite_size`: one seed of one setting at one ``d``.
 
     Returns the empirical values, the predictions with this table's realized norms and the
@@ -60,8 +68,11 @@ def _scaling_unit(d: int, dl_nom: float, gm_nom: float, rname: str, T: int, wnam
         ((_, b, c, lam, U, info),) = _spectra(d, V, N, R, {wname: w}, {wname: [beta]}, [centered], seed)
         emp = _empirical(lam, U, b, info, pv, law)
         pr = _predicted(_predict_realized(dl, gm, w, R, b, c, info), "realized")
-    return dict(empirical={q: float(x) for q, x in emp.items()},
-                realized={q: float(pr[q]) for q in emp}, seconds=time.perf_counter() - t0)
+    return dict(
+        empirical={q: float(x) for q, x in emp.items()},
+        realized={q: float(pr[q]) for q in emp},
+        seconds=time.perf_counter() - t0,
+    )
 
 
 def _finite_size_beta(d: int, dl_nom: float, gm_nom: float, rname: str, T: int, wname: str, rule) -> float:
@@ -72,7 +83,7 @@ def _finite_size_beta(d: int, dl_nom: float, gm_nom: float, rname: str, T: int, 
     w = named_weights(wname, R)
     if rule[0] == "regime":
         return atlas_betas(dl, gm, w, R)["betas"][rule[1]]
-    if rule[0] == "ratio":        # theta / theta_c = rule[1] for the finite-table spike
+    if rule[0] == "ratio":  # theta / theta_c = rule[1] for the finite-table spike
         p0 = predict(dl, gm, w, R, 0.0)
         return max(0.0, rule[1] * sample_threshold(dl, gm, p0.kappa) / p0.alpha - dl)
     if rule[0] == "factor":
@@ -80,9 +91,15 @@ def _finite_size_beta(d: int, dl_nom: float, gm_nom: float, rname: str, T: int, 
     raise ValueError(f"beta rule must be 'regime', 'ratio' or 'factor', got {rule[0]!r}")
 
 
-def finite_size(ds: Sequence[int] = (200, 400, 800, 1600), seeds: Mapping[int, int] | int | None = None,
-                *, settings: Mapping[str, tuple] | None = None, T: int = _T,
-                progress: bool = False, executor=None) -> list[dict]:
+def finite_size(
+    ds: Sequence[int] = (200, 400, 800, 1600),
+    seeds: Mapping[int, int] | int | None = None,
+    *,
+    settings: Mapping[str, tuple] | None = None,
+    T: int = _T,
+    progress: bool = False,
+    executor=None,
+) -> list[dict]:
     """Theory against simulation as ``d`` grows, for a few representative settings.
 
     Parameters
@@ -130,14 +147,13 @@ def finite_size(ds: Sequence[int] = (200, 400, 800, 1600), seeds: Mapping[int, i
         for d in ds:
             beta = _finite_size_beta(d, dl_nom, gm_nom, rname, T, wname, rule)
             groups.append((name, d, beta, len(tasks)))
-            tasks += [(d, dl_nom, gm_nom, rname, T, wname, beta, bool(centered), 1000 + s)
-                      for s in range(nseeds[d])]
+            tasks += [(d, dl_nom, gm_nom, rname, T, wname, beta, bool(centered), 1000 + s) for s in range(nseeds[d])]
     results = _run_units(_scaling_unit, tasks, executor, progress, desc="finite size")
     rows = []
     for name, d, beta, start in groups:
         dl_nom, gm_nom, rname, wname, centered, rule = settings[name]
         V, N, dl, gm, R, w, p, pv = _setting(d, dl_nom, gm_nom, rname, T, wname, beta, centered)
-        res = results[start:start + nseeds[d]]                    # in seed order
+        res = results[start : start + nseeds[d]]  # in seed order
         for q in res[0]["empirical"]:
             if (q.endswith("_mean") and centered) or (q == "overlap_signal" and beta == 0):
                 continue
@@ -146,14 +162,34 @@ def finite_size(ds: Sequence[int] = (200, 400, 800, 1600), seeds: Mapping[int, i
             pred = float(pv[q])
             n = xs.size
             std = float(xs.std(ddof=1)) if n > 1 else 0.0
-            rows.append(dict(study="scaling", setting=name, d=d, V=V, N=N, delta=dl, gamma=gm,
-                             R=rname, T=T, weights=wname, centered=bool(centered), beta=beta,
-                             theta=p.theta, theta_c=sample_threshold(dl, gm, p.kappa),
-                             quantity=q, predicted=pred, empirical=float(xs.mean()), std=std,
-                             sem=std / math.sqrt(n), n=n, abs_error=abs(float(xs.mean()) - pred),
-                             rmse=float(np.sqrt(np.mean((xs - pred) ** 2))),
-                             predicted_realized=float(pr.mean()),
-                             rmse_realized=float(np.sqrt(np.mean((xs - pr) ** 2)))))
+            rows.append(
+                dict(
+                    study="scaling",
+                    setting=name,
+                    d=d,
+                    V=V,
+                    N=N,
+                    delta=dl,
+                    gamma=gm,
+                    R=rname,
+                    T=T,
+                    weights=wname,
+                    centered=bool(centered),
+                    beta=beta,
+                    theta=p.theta,
+                    theta_c=sample_threshold(dl, gm, p.kappa),
+                    quantity=q,
+                    predicted=pred,
+                    empirical=float(xs.mean()),
+                    std=std,
+                    sem=std / math.sqrt(n),
+                    n=n,
+                    abs_error=abs(float(xs.mean()) - pred),
+                    rmse=float(np.sqrt(np.mean((xs - pred) ** 2))),
+                    predicted_realized=float(pr.mean()),
+                    rmse_realized=float(np.sqrt(np.mean((xs - pr) ** 2))),
+                )
+            )
     return rows
 
 
@@ -161,14 +197,21 @@ def _bulk_unit(d: int, V: int, N: int, T: int, seed: int) -> dict:
     """One unit of work of :func:`bulk_vs_T`: the spectrum of one seed (mean pooling,
     ``R = I``, ``beta = 0``, centered) and its run time."""
     t0 = time.perf_counter()
-    ((*_, lam, _, _),) = _spectra(d, V, N, np.eye(T), {"mean": mean_weights(T)}, {"mean": [0.0]}, [True],
-                                  seed, n_top=1)
+    ((*_, lam, _, _),) = _spectra(d, V, N, np.eye(T), {"mean": mean_weights(T)}, {"mean": [0.0]}, [True], seed, n_top=1)
     return dict(eigenvalues=lam, seconds=time.perf_counter() - t0)
 
 
-def bulk_vs_T(d: int = 800, Ts: Sequence[int] = (1, 2, 4, 8, 16), seeds: int = 3, *,
-              delta: float = 0.5, gamma: float = 0.5, fixed_T: bool = True,
-              progress: bool = False, executor=None) -> list[dict]:
+def bulk_vs_T(
+    d: int = 800,
+    Ts: Sequence[int] = (1, 2, 4, 8, 16),
+    seeds: int = 3,
+    *,
+    delta: float = 0.5,
+    gamma: float = 0.5,
+    fixed_T: bool = True,
+    progress: bool = False,
+    executor=None,
+) -> list[dict]:
     """Kolmogorov distance between the empirical bulk and ``kappa (MP_delta boxtimes MP_gamma)``
     (Theorem 1) as a function of the sequence length ``T`` (mean pooling, independent
     positions ``R = I``, ``beta = 0``, centered: no outlier is predicted, so the whole
@@ -202,29 +245,63 @@ def bulk_vs_T(d: int = 800, Ts: Sequence[int] = (1, 2, 4, 8, 16), seeds: int = 3
     for i, (T, w, p) in enumerate(setups):
         law = BulkLaw(dl, gm, p.kappa)
         law_T = _fixed_T_law(dl, gm, w) if fixed_T else None
-        res = results[i * seeds:(i + 1) * seeds]
+        res = results[i * seeds : (i + 1) * seeds]
         ks = np.array([kolmogorov_distance(r["eigenvalues"], law, 0) for r in res])
         std = float(ks.std(ddof=1)) if ks.size > 1 else 0.0
         fixed = {}
         if law_T is not None:
             ksT = np.array([kolmogorov_distance(r["eigenvalues"], law_T, 0) for r in res])
             stdT = float(ksT.std(ddof=1)) if ksT.size > 1 else 0.0
-            fixed = dict(ks_fixed_T=float(ksT.mean()), ks_fixed_T_sem=stdT / math.sqrt(ksT.size),
-                         law_gap=law_distance(law, law_T))
-        rows.append(dict(study="bulk_T", setting=f"T={T}", d=d, V=V, N=N, delta=dl, gamma=gm,
-                         R="independent", T=T, weights="mean", centered=True, beta=0.0,
-                         theta=p.theta, theta_c=sample_threshold(dl, gm, p.kappa),
-                         quantity="ks_bulk", predicted=0.0, empirical=float(ks.mean()), std=std,
-                         sem=std / math.sqrt(ks.size), n=int(ks.size), abs_error=float(ks.mean()),
-                         rmse=float(np.sqrt(np.mean(ks**2))), predicted_realized=0.0,
-                         rmse_realized=float(np.sqrt(np.mean(ks**2))), **fixed))
+            fixed = dict(
+                ks_fixed_T=float(ksT.mean()),
+                ks_fixed_T_sem=stdT / math.sqrt(ksT.size),
+                law_gap=law_distance(law, law_T),
+            )
+        rows.append(
+            dict(
+                study="bulk_T",
+                setting=f"T={T}",
+                d=d,
+                V=V,
+                N=N,
+                delta=dl,
+                gamma=gm,
+                R="independent",
+                T=T,
+                weights="mean",
+                centered=True,
+                beta=0.0,
+                theta=p.theta,
+                theta_c=sample_threshold(dl, gm, p.kappa),
+                quantity="ks_bulk",
+                predicted=0.0,
+                empirical=float(ks.mean()),
+                std=std,
+                sem=std / math.sqrt(ks.size),
+                n=int(ks.size),
+                abs_error=float(ks.mean()),
+                rmse=float(np.sqrt(np.mean(ks**2))),
+                predicted_realized=0.0,
+                rmse_realized=float(np.sqrt(np.mean(ks**2))),
+                **fixed,
+            )
+        )
     return rows
 
 
-def spikes_vs_T(d: int = 800, Ts: Sequence[int] = (1, 2, 4, 16), seeds: int = 16, *,
-                delta: float = 0.5, gamma: float = 0.5, R: str = "independent",
-                ratios: Sequence[float] = (1.5, 3.0), fixed_T: bool = True,
-                progress: bool = False, executor=None) -> list[dict]:
+def spikes_vs_T(
+    d: int = 800,
+    Ts: Sequence[int] = (1, 2, 4, 16),
+    seeds: int = 16,
+    *,
+    delta: float = 0.5,
+    gamma: float = 0.5,
+    R: str = "independent",
+    ratios: Sequence[float] = (1.5, 3.0),
+    fixed_T: bool = True,
+    progress: bool = False,
+    executor=None,
+) -> list[dict]:
     """The spike formulas (:func:`seqrmt.predict`) at short sequence lengths.
 
     Mean pooling over ``T`` positions with the atlas correlation ``R``
@@ -246,13 +323,15 @@ def spikes_vs_T(d: int = 800, Ts: Sequence[int] = (1, 2, 4, 16), seeds: int = 16
     Ts = [_checks.integer("T", T) for T in Ts]
     rows = []
     for T in Ts:
-        settings = {f"T={T}, theta/theta_c={r:g}": (delta, gamma, R, "mean", True, ("ratio", float(r)))
-                    for r in ratios}
+        settings = {f"T={T}, theta/theta_c={r:g}": (delta, gamma, R, "mean", True, ("ratio", float(r))) for r in ratios}
         w = mean_weights(T)
         new = finite_size([d], {d: seeds}, settings=settings, T=T, progress=progress, executor=executor)
         edge = BulkLaw(delta, gamma, _kappa(w)).support()[1]
-        above = {r["setting"]: fixed_T_bulk_above(delta, gamma, w, float(r["predicted"]), r["d"])
-                 for r in new if fixed_T and r["quantity"] == "lambda_signal"}
+        above = {
+            r["setting"]: fixed_T_bulk_above(delta, gamma, w, float(r["predicted"]), r["d"])
+            for r in new
+            if fixed_T and r["quantity"] == "lambda_signal"
+        }
         for row in new:
             row["study"] = "spikes_T"
             row["ratio"] = row["theta"] / row["theta_c"]

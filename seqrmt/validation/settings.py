@@ -1,5 +1,6 @@
 """The settings of the chapter-7 sweeps: the atlas grid, its positional correlations and
 its three signal strengths around the two transitions."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -22,11 +23,17 @@ ATLAS_GRID: dict[str, tuple] = {
 }
 
 #: Quantities compared in each cell (``lambda_mean``/``overlap_mean`` only when uncentered).
-ATLAS_QUANTITIES: tuple[str, ...] = ("lambda_1", "lambda_2", "lambda_signal", "overlap_signal",
-                                     "lambda_mean", "overlap_mean", "ks_bulk")
+ATLAS_QUANTITIES: tuple[str, ...] = (
+    "lambda_1",
+    "lambda_2",
+    "lambda_signal",
+    "overlap_signal",
+    "lambda_mean",
+    "overlap_mean",
+    "ks_bulk",
+)
 
 _T = 16
-
 
 
 def atlas_correlation(name: str, T: int = _T) -> np.ndarray:
@@ -83,5 +90,4 @@ def atlas_betas(delta: float, gamma: float, w: ArrayLike, R: ArrayLike) -> dict:
     else:
         rule = "standard"
         betas = {"low": 0.5 * bp, "mid": 0.5 * (bp + bs), "high": 2.0 * bs}
-    return dict(betas=betas, rule=rule, beta_c_pop=bp, beta_c_sample=bs,
-                beta_c_pop_ideal=bpi, beta_c_sample_ideal=bsi)
+    return dict(betas=betas, rule=rule, beta_c_pop=bp, beta_c_sample=bs, beta_c_pop_ideal=bpi, beta_c_sample_ideal=bsi)

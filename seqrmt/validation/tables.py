@@ -1,5 +1,6 @@
 """The stored tables: CSV with ``# key: value`` header comments (:func:`to_csv`,
 :func:`read_csv`, ``csv`` module only) and the precomputed tables shipped in ``seqrmt/data``."""
+
 from __future__ import annotations
 
 import csv
@@ -10,8 +11,15 @@ import numpy as np
 
 from .. import _checks
 
-__all__ = ["to_csv", "read_csv", "load_atlas", "load_finite_size", "load_finite_size_large",
-           "load_fixed_T_spike", "load_cost"]
+__all__ = [
+    "to_csv",
+    "read_csv",
+    "load_atlas",
+    "load_finite_size",
+    "load_finite_size_large",
+    "load_fixed_T_spike",
+    "load_cost",
+]
 
 
 def _parse(value: str):
@@ -29,8 +37,7 @@ def _parse(value: str):
         return value
 
 
-def to_csv(rows: Sequence[Mapping], path=None, *, meta: Mapping | None = None,
-           digits: int | None = None) -> str | None:
+def to_csv(rows: Sequence[Mapping], path=None, *, meta: Mapping | None = None, digits: int | None = None) -> str | None:
     """Write rows (dicts with the same keys) as CSV, with ``# key: value`` header comments.
 
     ``meta`` documents how the table was produced (``d``, seeds, version, command, ...).
@@ -52,8 +59,7 @@ def to_csv(rows: Sequence[Mapping], path=None, *, meta: Mapping | None = None,
     wr = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
     wr.writeheader()
     for r in rows:
-        wr.writerow({k: (fmt(float(v)) if isinstance(v, (float, np.floating)) else v)
-                     for k, v in r.items()})
+        wr.writerow({k: (fmt(float(v)) if isinstance(v, (float, np.floating)) else v) for k, v in r.items()})
     text = buf.getvalue()
     if path is None:
         return text
@@ -87,6 +93,7 @@ def read_csv(source) -> tuple[list[dict], dict]:
 
 def _load(name: str):
     from importlib import resources
+
     with resources.files("seqrmt").joinpath("data", name).open("r", newline="") as fh:
         return read_csv(fh)
 

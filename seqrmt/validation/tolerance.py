@@ -1,4 +1,5 @@
 """The agreement rule of the chapter-7 comparisons: ``|predicted - mean| <= max(t * sem, absolute)``."""
+
 from __future__ import annotations
 
 import functools
@@ -11,6 +12,7 @@ __all__ = ["Tolerance"]
 def _student_quantile(level: float, n: int) -> float:
     """Two-sided Student quantile at confidence ``level`` with ``n - 1`` degrees of freedom."""
     from scipy.stats import t as student_t
+
     return float(student_t.ppf(0.5 + level / 2, n - 1))
 
 

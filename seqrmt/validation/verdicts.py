@@ -1,6 +1,7 @@
 """The verdicts of the atlas (:func:`judge`): agreement, the quantitative criteria that explain
 a miss (finite-size correction, transition window, unresolved pair, fixed-``T`` bulk) and the
 Tracy-Widom scale of the edge behind the window."""
+
 from __future__ import annotations
 
 import math
@@ -17,8 +18,17 @@ from .settings import atlas_correlation
 from .tables import load_atlas, read_csv
 from .tolerance import Tolerance
 
-__all__ = ["TW1_QUANTILES", "PAIR_SDS", "REASONS", "edge_scale", "transition_window", "law_distance",
-           "judge", "disagreements", "rejudge_shipped"]
+__all__ = [
+    "TW1_QUANTILES",
+    "PAIR_SDS",
+    "REASONS",
+    "edge_scale",
+    "transition_window",
+    "law_distance",
+    "judge",
+    "disagreements",
+    "rejudge_shipped",
+]
 
 #: Quantiles 0.01 and 0.99 of the Tracy-Widom law of the largest eigenvalue of a real
 #: (GOE / real Wishart) ensemble, TW_1 (Johnstone 2001, Table 1).
@@ -72,6 +82,7 @@ def transition_window(delta: float, gamma: float, kappa: float, d: int) -> dict:
     ``theta_c (1 + h)``.
     """
     from scipy.optimize import brentq
+
     d = _checks.integer("d", d, minimum=1)
     law = BulkLaw(delta, gamma, kappa)
     edge = law.support()[1]
@@ -87,8 +98,16 @@ def transition_window(delta: float, gamma: float, kappa: float, d: int) -> dict:
         hi *= 2.0
     h = brentq(excess, 1e-12, hi, xtol=1e-12)
     ov = float(np.ravel(spike_curve(tc * (1 + h), delta, gamma, kappa).overlap)[0])
-    return dict(theta_c=tc, h=h, c_w=h * d ** (1.0 / 3.0), edge=edge, scale=c,
-                low=edge + q_lo * c, high=edge + q_hi * c, overlap_high=ov)
+    return dict(
+        theta_c=tc,
+        h=h,
+        c_w=h * d ** (1.0 / 3.0),
+        edge=edge,
+        scale=c,
+        low=edge + q_lo * c,
+        high=edge + q_hi * c,
+        overlap_high=ov,
+    )
 
 
 def law_distance(law_a, law_b, n: int = 4001) -> float:
@@ -110,11 +129,11 @@ def law_distance(law_a, law_b, n: int = 4001) -> float:
 def _fixed_T_law(delta: float, gamma: float, w: np.ndarray):
     """``seqrmt.fixed_T_bulk_law(delta, gamma, w)``, or None (with a warning) when it cannot be built."""
     import warnings
+
     try:
         return fixed_T_bulk_law(delta, gamma, w)
     except (ValueError, RuntimeError, FloatingPointError) as exc:
-        warnings.warn(f"fixed-T law not built for delta={delta}, gamma={gamma}, T={len(w)}: {exc}",
-                      stacklevel=3)
+        warnings.warn(f"fixed-T law not built for delta={delta}, gamma={gamma}, T={len(w)}: {exc}", stacklevel=3)
         return None
 
 
@@ -125,8 +144,14 @@ def _quantity_spikes(row: Mapping) -> list[tuple[str, float]]:
     mean = ("mean", float(row["sigma_w"]) ** 2 * float(row["delta"]))
     if row["centered"]:
         return [sig] if q != "ks_bulk" else []
-    return {"lambda_1": [sig, mean], "lambda_2": [sig, mean], "lambda_signal": [sig],
-            "overlap_signal": [sig], "lambda_mean": [mean], "overlap_mean": [mean]}.get(q, [])
+    return {
+        "lambda_1": [sig, mean],
+        "lambda_2": [sig, mean],
+        "lambda_signal": [sig],
+        "overlap_signal": [sig],
+        "lambda_mean": [mean],
+        "overlap_mean": [mean],
+    }.get(q, [])
 
 
 def _strength_sd(theta_part: float, d: int, V: int, beta: float = 0.0) -> float:
@@ -208,8 +233,10 @@ def judge(rows: Sequence[Mapping], tol: Tolerance | None = None) -> list[dict]:
         r["theta_ratio"] = r["theta"] / r["theta_c"] if r["theta_c"] > 0 else float("inf")
         if not (isinstance(r.get("ks_fixed_T"), float)):
             r["ks_fixed_T"] = float("nan")
-        off = (f"mean {mean:.4g} +- {r['sem']:.2g} (sem), limit {pred:.4g} (tolerance "
-               f"{tol(q, pred, r['sem'], n):.3g}), corrected {corr:.4g}")
+        off = (
+            f"mean {mean:.4g} +- {r['sem']:.2g} (sem), limit {pred:.4g} (tolerance "
+            f"{tol(q, pred, r['sem'], n):.3g}), corrected {corr:.4g}"
+        )
         if lim_ok and corr_ok:
             r.update(status="agree", reason="", note="")
             continue
@@ -225,25 +252,36 @@ def judge(rows: Sequence[Mapping], tol: Tolerance | None = None) -> list[dict]:
                 if q.startswith("lambda"):
                     lo, hi = w0["low"], w0["high"]
                 else:
-                    frac = (r["beta"] / (r["beta"] + r["delta"]) if name == "signal" else 1.0)
+                    frac = r["beta"] / (r["beta"] + r["delta"]) if name == "signal" else 1.0
                     lo, hi = 0.0, max(w0["overlap_high"] * frac, pred)
                 if lo - tq * r["sem"] <= mean <= hi + tq * r["sem"]:
                     reason = "transition window"
-                    why.append(f"{name} spike at theta / theta_c = {ratio:.3f}, inside the window "
-                               f"|theta / theta_c - 1| <= {w0['h']:.3f} ({w0['c_w']:.2f} d^(-1/3)); "
-                               f"band [{lo:.4g}, {hi:.4g}]")
+                    why.append(
+                        f"{name} spike at theta / theta_c = {ratio:.3f}, inside the window "
+                        f"|theta / theta_c - 1| <= {w0['h']:.3f} ({w0['c_w']:.2f} d^(-1/3)); "
+                        f"band [{lo:.4g}, {hi:.4g}]"
+                    )
                     break
-                why.append(f"{name} spike inside the window (theta / theta_c = {ratio:.3f}) but the mean "
-                           f"is outside its band [{lo:.4g}, {hi:.4g}]")
-        if (reason == "none" and q.startswith("lambda") and not r["centered"]
-                and math.isfinite(r["signal_outlier"]) and math.isfinite(r["mean_outlier"])):
+                why.append(
+                    f"{name} spike inside the window (theta / theta_c = {ratio:.3f}) but the mean "
+                    f"is outside its band [{lo:.4g}, {hi:.4g}]"
+                )
+        if (
+            reason == "none"
+            and q.startswith("lambda")
+            and not r["centered"]
+            and math.isfinite(r["signal_outlier"])
+            and math.isfinite(r["mean_outlier"])
+        ):
             cell = by_cell[r["cell"]]
             so, mo = float(r["signal_outlier"]), float(r["mean_outlier"])
             th_m = float(r["sigma_w"]) ** 2 * float(r["delta"])
-            sd = math.hypot(_location_slope(r["theta"], r["delta"], r["gamma"], r["kappa"])
-                            * _strength_sd(r["alpha"], int(r["d"]), int(r["V"]), float(r["beta"])),
-                            _location_slope(th_m, r["delta"], r["gamma"], r["kappa"])
-                            * _strength_sd(float(r["sigma_w"]) ** 2, int(r["d"]), int(r["V"])))
+            sd = math.hypot(
+                _location_slope(r["theta"], r["delta"], r["gamma"], r["kappa"])
+                * _strength_sd(r["alpha"], int(r["d"]), int(r["V"]), float(r["beta"])),
+                _location_slope(th_m, r["delta"], r["gamma"], r["kappa"])
+                * _strength_sd(float(r["sigma_w"]) ** 2, int(r["d"]), int(r["V"])),
+            )
             r1, r2 = cell.get("lambda_1"), cell.get("lambda_2")
             if abs(so - mo) <= PAIR_SDS * sd and r1 is not None and r2 is not None:
                 s_emp = float(r1["empirical"]) + float(r2["empirical"])
@@ -251,29 +289,38 @@ def judge(rows: Sequence[Mapping], tol: Tolerance | None = None) -> list[dict]:
                 s_tol = max(tq * (float(r1["sem"]) + float(r2["sem"])), tol.eig_rtol * s_pred)
                 if abs(s_emp - s_pred) <= s_tol:
                     reason = "unresolved pair"
-                why.append(f"outliers {so:.4g} and {mo:.4g} {abs(so - mo):.3g} apart, within {PAIR_SDS:g} "
-                           f"sd ({sd:.3g}) of their table-to-table fluctuation; lambda_1 + lambda_2 = {s_emp:.4g} "
-                           f"against {s_pred:.4g} (tolerance {s_tol:.3g})"
-                           + ("" if reason == "unresolved pair" else ": the sum disagrees too"))
+                why.append(
+                    f"outliers {so:.4g} and {mo:.4g} {abs(so - mo):.3g} apart, within {PAIR_SDS:g} "
+                    f"sd ({sd:.3g}) of their table-to-table fluctuation; lambda_1 + lambda_2 = {s_emp:.4g} "
+                    f"against {s_pred:.4g} (tolerance {s_tol:.3g})"
+                    + ("" if reason == "unresolved pair" else ": the sum disagrees too")
+                )
         if reason == "none" and q == "ks_bulk":
             key = (r["delta"], r["gamma"], r["weights"], r["R"], r["T"])
             stored = r.get("ks_fixed_T")
             if key not in dists and isinstance(stored, float) and math.isfinite(stored):
-                dists[key] = stored          # recorded by an earlier verdict of this row
+                dists[key] = stored  # recorded by an earlier verdict of this row
             if key not in dists:
                 w = named_weights(r["weights"], atlas_correlation(r["R"], int(r["T"])))
                 law_t = _fixed_T_law(r["delta"], r["gamma"], w)
-                dists[key] = (float("nan") if law_t is None else
-                              law_distance(BulkLaw(r["delta"], r["gamma"], r["kappa"]), law_t))
+                dists[key] = (
+                    float("nan") if law_t is None else law_distance(BulkLaw(r["delta"], r["gamma"], r["kappa"]), law_t)
+                )
             D = dists[key]
             r["ks_fixed_T"] = D
             t = tol(q, pred, r["sem"], n)
             if math.isfinite(D) and mean <= D + t:
                 reason = "fixed-T bulk"
-            why.append("fixed-T law not available" if not math.isfinite(D) else
-                       f"Theorem 1's law and the fixed-T law are {D:.4f} apart; allowed {D + t:.4f}")
-        r.update(status="disagree" if reason == "none" else "explained", reason=reason,
-                 note=off + "; " + "; ".join(why) if why else off)
+            why.append(
+                "fixed-T law not available"
+                if not math.isfinite(D)
+                else f"Theorem 1's law and the fixed-T law are {D:.4f} apart; allowed {D + t:.4f}"
+            )
+        r.update(
+            status="disagree" if reason == "none" else "explained",
+            reason=reason,
+            note=off + "; " + "; ".join(why) if why else off,
+        )
     return rows
 
 
@@ -284,5 +331,5 @@ def disagreements(rows: Iterable[Mapping]) -> list[dict]:
 
 def rejudge_shipped(path=None) -> tuple[list[dict], dict]:
     """The shipped atlas with its verdicts recomputed by :func:`judge` from its stored numbers."""
-    rows, meta = (load_atlas() if path is None else read_csv(path))
+    rows, meta = load_atlas() if path is None else read_csv(path)
     return judge(rows), meta

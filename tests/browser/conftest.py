@@ -68,8 +68,7 @@ def _unavailable(reason: str) -> None:
 def chromium_path() -> str | None:
     """The system Chromium, or None."""
     env = os.environ.get("SEQRMT_CHROMIUM")
-    for candidate in (env, "/usr/bin/chromium", shutil.which("chromium"),
-                      shutil.which("chromium-browser")):
+    for candidate in (env, "/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser")):
         if candidate and Path(candidate).exists():
             return candidate
     return None
@@ -111,9 +110,17 @@ def build_book() -> None:
     re-executes only the notebooks whose code or dependencies changed), so that nothing
     Sphinx cannot see (an edited extension in ``seqrmt_book/``) leaves an old page in place.
     """
-    cmd = [sys.executable, "-c",
-           "import sys; from jupyter_book.cli.main import main; sys.exit(main())",
-           "build", ".", "--all", "-n", "-W", "--keep-going"]
+    cmd = [
+        sys.executable,
+        "-c",
+        "import sys; from jupyter_book.cli.main import main; sys.exit(main())",
+        "build",
+        ".",
+        "--all",
+        "-n",
+        "-W",
+        "--keep-going",
+    ]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if proc.returncode != 0:
         pytest.fail(
@@ -135,8 +142,7 @@ def _sources(root: Path = ROOT) -> list[Path]:
     for folder in SOURCE_DIRS:
         for p in (root / folder).rglob("*"):
             rel = p.relative_to(root).parts
-            if p.is_file() and not any(part.startswith(".") or part in ("__pycache__", "_build")
-                                       for part in rel):
+            if p.is_file() and not any(part.startswith(".") or part in ("__pycache__", "_build") for part in rel):
                 out.append(p)
     return out
 
@@ -153,8 +159,7 @@ def stale_sources(html: Path = BUILD_HTML, root: Path = ROOT) -> list[str]:
     """Sources modified after the last build, newest first (all of them if there is no build)."""
     built = build_time(html)
     files = sorted(_sources(root), key=lambda p: p.stat().st_mtime, reverse=True)
-    return [p.relative_to(root).as_posix() for p in files
-            if built is None or p.stat().st_mtime > built]
+    return [p.relative_to(root).as_posix() for p in files if built is None or p.stat().st_mtime > built]
 
 
 @pytest.fixture(scope="session")
@@ -174,7 +179,9 @@ def built_site() -> Path:
                 pytest.fail(
                     f"_build/html is older than {len(newer)} source file(s) (newest: "
                     f"{', '.join(newer[:5])}) and SEQRMT_REBUILD=0 forbids rebuilding: run "
-                    "`jupyter-book build . --all -n -W --keep-going` first", pytrace=False)
+                    "`jupyter-book build . --all -n -W --keep-going` first",
+                    pytrace=False,
+                )
             build_book()
             mark_rebuilt("site")
             newer = stale_sources()
@@ -182,7 +189,8 @@ def built_site() -> Path:
             pytest.fail(
                 f"_build/html is still older than {len(newer)} source file(s) after the build "
                 f"(newest: {', '.join(newer[:5])}): were they edited during the build?",
-                pytrace=False)
+                pytrace=False,
+            )
     return BUILD_HTML
 
 
@@ -206,12 +214,13 @@ def browser() -> Iterator[object]:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        _unavailable("the Python package 'playwright' is not installed (pip install playwright; "
-                     "do not run 'playwright install', the system chromium is used)")
+        _unavailable(
+            "the Python package 'playwright' is not installed (pip install playwright; "
+            "do not run 'playwright install', the system chromium is used)"
+        )
     exe = chromium_path()
     if exe is None:
-        _unavailable("no chromium found at /usr/bin/chromium or $SEQRMT_CHROMIUM "
-                     "(apt-get install -y chromium)")
+        _unavailable("no chromium found at /usr/bin/chromium or $SEQRMT_CHROMIUM (apt-get install -y chromium)")
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=exe, headless=True, args=CHROMIUM_ARGS)
         try:
@@ -240,7 +249,8 @@ def _slider_latency_of_all_workers() -> Iterator[None]:
     folder.mkdir(parents=True, exist_ok=True)
     with build_lock("slider-latency"):
         (folder / f"slider_latency.{worker}.json").write_text(
-            json.dumps({"run": RUN_ID, "values": list(getattr(module, "SLIDER_LATENCY_MS", []))}))
+            json.dumps({"run": RUN_ID, "values": list(getattr(module, "SLIDER_LATENCY_MS", []))})
+        )
         values: list[float] = []
         for part in folder.glob("slider_latency.*.json"):
             data = json.loads(part.read_text())
@@ -250,8 +260,12 @@ def _slider_latency_of_all_workers() -> Iterator[None]:
                 part.unlink()
         if values:
             vals = sorted(values)
-            summary = {"n": len(vals), "median_ms": vals[len(vals) // 2], "max_ms": vals[-1],
-                       "note": "in-page time from keydown to the new frame (performance.now)"}
+            summary = {
+                "n": len(vals),
+                "median_ms": vals[len(vals) // 2],
+                "max_ms": vals[-1],
+                "note": "in-page time from keydown to the new frame (performance.now)",
+            }
             (folder / "slider_latency.json").write_text(json.dumps(summary, indent=1))
 
 
@@ -264,10 +278,17 @@ SLIDE_DECKS = sorted(p.stem for p in SLIDES_SRC.glob("[0-9]*.ipynb"))
 
 def _slide_sources() -> list[Path]:
     files = [ROOT / "scripts" / "build_slides.py"]
-    for folder in (SLIDES_SRC, ROOT / "seqrmt", ROOT / "seqrmt_book" / "static" / "seqrmt" / "vendor" / "reveal",
-                   ROOT / "seqrmt_book" / "static" / "seqrmt" / "vendor" / "mathjax"):
-        files += [p for p in folder.rglob("*") if p.is_file()
-                  and not any(part.startswith(".") or part == "__pycache__" for part in p.parts)]
+    for folder in (
+        SLIDES_SRC,
+        ROOT / "seqrmt",
+        ROOT / "seqrmt_book" / "static" / "seqrmt" / "vendor" / "reveal",
+        ROOT / "seqrmt_book" / "static" / "seqrmt" / "vendor" / "mathjax",
+    ):
+        files += [
+            p
+            for p in folder.rglob("*")
+            if p.is_file() and not any(part.startswith(".") or part == "__pycache__" for part in p.parts)
+        ]
     return files
 
 
@@ -285,13 +306,20 @@ def built_slides() -> Path:
         newer = _slides_stale()
         if forced_rebuild("slides") or newer:
             if mode == "0":
-                pytest.fail(f"_build/html/slides is older than {', '.join(newer[:5])} and SEQRMT_REBUILD=0 "
-                            "forbids rebuilding: run `python scripts/build_slides.py` first", pytrace=False)
-            proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_slides.py")], cwd=ROOT,
-                                  capture_output=True, text=True)
+                pytest.fail(
+                    f"_build/html/slides is older than {', '.join(newer[:5])} and SEQRMT_REBUILD=0 "
+                    "forbids rebuilding: run `python scripts/build_slides.py` first",
+                    pytrace=False,
+                )
+            proc = subprocess.run(
+                [sys.executable, str(ROOT / "scripts" / "build_slides.py")], cwd=ROOT, capture_output=True, text=True
+            )
             if proc.returncode != 0:
-                pytest.fail("scripts/build_slides.py failed (exit %d):\n%s\n%s"
-                            % (proc.returncode, proc.stdout[-4000:], proc.stderr[-6000:]), pytrace=False)
+                pytest.fail(
+                    "scripts/build_slides.py failed (exit %d):\n%s\n%s"
+                    % (proc.returncode, proc.stdout[-4000:], proc.stderr[-6000:]),
+                    pytrace=False,
+                )
             mark_rebuilt("slides")
             newer = _slides_stale()
             if newer:

@@ -33,6 +33,7 @@ AXE_JS = Path(__file__).resolve().parent / "vendor" / "axe.min.js"
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 BLOCKING_IMPACTS = ("critical", "serious")
 
+
 class StaticHostHandler(http.server.SimpleHTTPRequestHandler):
     """``http.server`` as a static host: gzip for text files when accepted, no logging.
 
@@ -48,9 +49,13 @@ class StaticHostHandler(http.server.SimpleHTTPRequestHandler):
     def send_head(self):  # type: ignore[override]
         path = self.translate_path(self.path)
         ctype = self.guess_type(path)
-        if (not self.compress or "gzip" not in self.headers.get("Accept-Encoding", "")
-                or not os.path.isfile(path) or not ctype.startswith(self.COMPRESSIBLE)):
-            return super().send_head()   # directories (redirect, index), binary files, errors
+        if (
+            not self.compress
+            or "gzip" not in self.headers.get("Accept-Encoding", "")
+            or not os.path.isfile(path)
+            or not ctype.startswith(self.COMPRESSIBLE)
+        ):
+            return super().send_head()  # directories (redirect, index), binary files, errors
         with open(path, "rb") as f:
             body = gzip.compress(f.read(), compresslevel=6)
         self.send_response(200)
@@ -129,8 +134,9 @@ JS_FORMULAS_BACK = """() => { const held = window.__seqrmtFormulasAside || [];
   window.__seqrmtFormulasAside = null; return held.length; }"""
 
 
-def run_axe(page, tags: list[str] | None = None, skip: list[str] | None = None,
-            formulas_kept: int | None = None) -> list[dict]:
+def run_axe(
+    page, tags: list[str] | None = None, skip: list[str] | None = None, formulas_kept: int | None = None
+) -> list[dict]:
     """Critical and serious axe-core violations on the page as it is now (rules in
     ``skip`` switched off).
 
@@ -207,8 +213,7 @@ JS_IMAGES_LOADED = """
 
 def wait_math(page, timeout_ms: int) -> None:
     """The math is typeset when the site is built; wait until its web fonts have loaded."""
-    page.wait_for_function("() => document.fonts && document.fonts.status === 'loaded'",
-                           timeout=timeout_ms)
+    page.wait_for_function("() => document.fonts && document.fonts.status === 'loaded'", timeout=timeout_ms)
 
 
 #: Every lazy image of the page requested now, as scrolling it into view would (a change of
@@ -271,8 +276,9 @@ JS_PERF_RECORDER = """
 """
 
 
-def measure_main_thread(context, url: str, link: dict = SLOW_PHONE, quiet_ms: int = 2_000,
-                        timeout_ms: int = 90_000) -> dict[str, float]:
+def measure_main_thread(
+    context, url: str, link: dict = SLOW_PHONE, quiet_ms: int = 2_000, timeout_ms: int = 90_000
+) -> dict[str, float]:
     """First contentful paint, largest contentful paint and total blocking time (ms) of
     ``url`` loaded with a cold cache on ``link``: CDP ``Network.emulateNetworkConditions``
     and ``Emulation.setCPUThrottlingRate``, the cache disabled (a first visit).
@@ -307,20 +313,26 @@ def measure_main_thread(context, url: str, link: dict = SLOW_PHONE, quiet_ms: in
     cdp.on("Network.loadingFailed", ended)
     cdp.send("Network.enable")
     cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
-    cdp.send("Network.emulateNetworkConditions", {
-        "offline": False, "latency": link["latency_ms"],
-        "downloadThroughput": link["download_bps"] / 8, "uploadThroughput": link["upload_bps"] / 8})
+    cdp.send(
+        "Network.emulateNetworkConditions",
+        {
+            "offline": False,
+            "latency": link["latency_ms"],
+            "downloadThroughput": link["download_bps"] / 8,
+            "uploadThroughput": link["upload_bps"] / 8,
+        },
+    )
     cdp.send("Emulation.setCPUThrottlingRate", {"rate": link["cpu_slowdown"]})
-    quiet_js = (f"() => window.__seqrmtPerf && __seqrmtPerf.loaded && "
-                f"performance.now() - __seqrmtPerf.lastTaskEnd > {quiet_ms}")
+    quiet_js = (
+        f"() => window.__seqrmtPerf && __seqrmtPerf.loaded && performance.now() - __seqrmtPerf.lastTaskEnd > {quiet_ms}"
+    )
     deadline = time.monotonic() + timeout_ms / 1000
     quiet = True
     try:
         page.goto(url, wait_until="commit", timeout=timeout_ms)
         while True:
             try:
-                page.wait_for_function(quiet_js, timeout=max(1.0, deadline - time.monotonic()) * 1000,
-                                       polling=250)
+                page.wait_for_function(quiet_js, timeout=max(1.0, deadline - time.monotonic()) * 1000, polling=250)
             except PlaywrightTimeoutError:
                 quiet = False
                 break
@@ -329,10 +341,11 @@ def measure_main_thread(context, url: str, link: dict = SLOW_PHONE, quiet_ms: in
             if time.monotonic() > deadline:
                 quiet = False
                 break
-            page.wait_for_timeout(250)   # let network events arrive, then look again
+            page.wait_for_timeout(250)  # let network events arrive, then look again
         try:
-            page.wait_for_function("() => performance.getEntriesByName('first-contentful-paint').length > 0",
-                                   timeout=timeout_ms)
+            page.wait_for_function(
+                "() => performance.getEntriesByName('first-contentful-paint').length > 0", timeout=timeout_ms
+            )
         except PlaywrightTimeoutError:
             # not painted within the time (a machine too busy to render, a stalled request):
             # this visit is not a measurement, and can only fail a budget
@@ -347,11 +360,20 @@ def measure_main_thread(context, url: str, link: dict = SLOW_PHONE, quiet_ms: in
         raise RuntimeError(f"performance observers unavailable: {rec['error']}")
     after = [d for start, d in rec["tasks"] if start >= rec["fcp"]]
     if not quiet:
-        return {"fcp": float(rec["fcp"]), "lcp": float(max(rec["lcp"], rec["fcp"])),
-                "tbt": math.inf, "longest": math.inf, "quiet": 0.0}
-    return {"fcp": float(rec["fcp"]), "lcp": float(max(rec["lcp"], rec["fcp"])),
-            "tbt": float(sum(max(0.0, d - 50.0) for d in after)),
-            "longest": float(max(after, default=0.0)), "quiet": 1.0}
+        return {
+            "fcp": float(rec["fcp"]),
+            "lcp": float(max(rec["lcp"], rec["fcp"])),
+            "tbt": math.inf,
+            "longest": math.inf,
+            "quiet": 0.0,
+        }
+    return {
+        "fcp": float(rec["fcp"]),
+        "lcp": float(max(rec["lcp"], rec["fcp"])),
+        "tbt": float(sum(max(0.0, d - 50.0) for d in after)),
+        "longest": float(max(after, default=0.0)),
+        "quiet": 1.0,
+    }
 
 
 # ------------------------------------------------------------------ what a reader uses
@@ -402,8 +424,9 @@ def search_problems(page, base_url: str, terms=SEARCH_TERMS, timeout_ms: int = 3
     return problems
 
 
-def search_field_problems(page, base_url: str, page_name: str, term: str = "Stieltjes",
-                          timeout_ms: int = 30_000) -> list[str]:
+def search_field_problems(
+    page, base_url: str, page_name: str, term: str = "Stieltjes", timeout_ms: int = 30_000
+) -> list[str]:
     """Search as a reader does: on ``page_name``, press the one search button that is
     visible, type ``term`` into the field it opens and press Enter; the search page must
     then list results.  ``page`` is a fresh Playwright page at the width to check."""
@@ -457,8 +480,10 @@ JS_PANEL_GONE = f"""(sel) => {{ const p = ({JS_PANEL.strip()})(sel);
 #: (button, panel) pairs: the theme's sidebar buttons and what they open.  At a phone's
 #: width the sidebars are <dialog>s that the buttons open; from 992 px on, the primary
 #: sidebar is in the page and its button collapses it.
-PHONE_PANELS = ((".primary-toggle", "#pst-primary-sidebar-modal", "site navigation (☰)"),
-                (".secondary-toggle", "#pst-secondary-sidebar-modal", "contents of the page"))
+PHONE_PANELS = (
+    (".primary-toggle", "#pst-primary-sidebar-modal", "site navigation (☰)"),
+    (".secondary-toggle", "#pst-secondary-sidebar-modal", "contents of the page"),
+)
 WIDE_PANEL = (".primary-toggle", "#pst-primary-sidebar", "primary sidebar")
 
 
@@ -493,13 +518,13 @@ def sidebar_toggle_problems(page, timeout_ms: int = 5_000) -> list[str]:
                 continue
             button.click()
             if not wait(JS_PANEL_SHOWN, panel):
-                problems.append(f"at {width} px the {name} button does not open its panel: "
-                                f"{page.evaluate(JS_PANEL, panel)}")
+                problems.append(
+                    f"at {width} px the {name} button does not open its panel: {page.evaluate(JS_PANEL, panel)}"
+                )
                 continue
             page.keyboard.press("Escape")
             if not wait(JS_PANEL_GONE, panel):
-                problems.append(f"at {width} px Escape does not close the {name}: "
-                                f"{page.evaluate(JS_PANEL, panel)}")
+                problems.append(f"at {width} px Escape does not close the {name}: {page.evaluate(JS_PANEL, panel)}")
     else:
         button_sel, panel, name = WIDE_PANEL
         button = _visible_button(page, button_sel)
@@ -509,13 +534,13 @@ def sidebar_toggle_problems(page, timeout_ms: int = 5_000) -> list[str]:
             return [f"at {width} px the {name} is not shown at first: {page.evaluate(JS_PANEL, panel)}"]
         button.click()
         if not wait(JS_PANEL_GONE, panel):
-            problems.append(f"at {width} px the {name} button does not collapse it: "
-                            f"{page.evaluate(JS_PANEL, panel)}")
+            problems.append(f"at {width} px the {name} button does not collapse it: {page.evaluate(JS_PANEL, panel)}")
         else:
             button.click()
             if not wait(JS_PANEL_SHOWN, panel):
-                problems.append(f"at {width} px a second press does not bring the {name} back: "
-                                f"{page.evaluate(JS_PANEL, panel)}")
+                problems.append(
+                    f"at {width} px a second press does not bring the {name} back: {page.evaluate(JS_PANEL, panel)}"
+                )
     return problems
 
 
@@ -612,14 +637,14 @@ JS_MATH_GEOMETRY = """
 """
 
 
-def _band_width(pixels, width: int, height: int, background: tuple[int, int, int],
-                columns, tolerance: int = 10, cover: float = 0.85) -> int:
+def _band_width(
+    pixels, width: int, height: int, background: tuple[int, int, int], columns, tolerance: int = 10, cover: float = 0.85
+) -> int:
     """How many consecutive columns (in the order of ``columns``) are a band: at least
     ``cover`` of their pixels differ from ``background`` by more than ``tolerance``."""
     band = 0
     for x in columns:
-        off = sum(1 for y in range(height)
-                  if max(abs(c - b) for c, b in zip(pixels[x, y][:3], background)) > tolerance)
+        off = sum(1 for y in range(height) if max(abs(c - b) for c, b in zip(pixels[x, y][:3], background)) > tolerance)
         if off < cover * height:
             break
         band += 1
@@ -640,7 +665,7 @@ def math_band_problems(page, max_band_px: int = 3, limit: int = 12) -> tuple[int
     n = page.evaluate(JS_BOXED_MATH, limit)
     problems: list[str] = []
     for i in range(n):
-        page.evaluate(JS_MATH_GEOMETRY, i)      # scrolls it into view; read it once painted
+        page.evaluate(JS_MATH_GEOMETRY, i)  # scrolls it into view; read it once painted
         page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
         g = page.evaluate(JS_MATH_GEOMETRY, i)
         left = max(g["boxLeft"] + 1, g["x"] - 6)
@@ -658,8 +683,10 @@ def math_band_problems(page, max_band_px: int = 3, limit: int = 12) -> tuple[int
             bands["right"] = _band_width(px, sw, sh, background, range(sw - 2, start, -1))
         for side, band in bands.items():
             if band > max_band_px:
-                problems.append(f"display equation #{i} {g['id']!r} in a {g['box']!r} box: a {band} px band "
-                                f"at its {side} edge (box background rgb{background})")
+                problems.append(
+                    f"display equation #{i} {g['id']!r} in a {g['box']!r} box: a {band} px band "
+                    f"at its {side} edge (box background rgb{background})"
+                )
     return n, problems
 
 
@@ -813,6 +840,8 @@ def first_figure_problem(page, page_name: str) -> str | None:
     if fig is None:
         return f"{page_name}: no figure or explorer at all"
     if fig["top"] >= FIRST_FIGURE_LIMIT_PX:
-        return (f"{page_name}: the first figure ({fig['kind']}: {fig['what']}) starts at {fig['top']:.0f} px, "
-                f"below the first two screens ({FIRST_FIGURE_LIMIT_PX} px at 1280×800)")
+        return (
+            f"{page_name}: the first figure ({fig['kind']}: {fig['what']}) starts at {fig['top']:.0f} px, "
+            f"below the first two screens ({FIRST_FIGURE_LIMIT_PX} px at 1280×800)"
+        )
     return None

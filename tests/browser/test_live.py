@@ -22,6 +22,7 @@ file that ``tests/test_standalone_*.py`` runs on its own.
 
 Every request to another host is blocked and reported; waits are on conditions.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -44,11 +45,14 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = sorted(f"book/{p.stem}" for p in (ROOT / "book").glob("0[0-9]_*.ipynb"))
-KERNEL_TIMEOUT_MS = 180_000   # kernel start and the chapter's imports on a loaded machine
+KERNEL_TIMEOUT_MS = 180_000  # kernel start and the chapter's imports on a loaded machine
 RUN_TIMEOUT_MS = 180_000
 #: Code typed at the end of the first code cell: a number computed by seqrmt and a figure.
-TYPED = ("import matplotlib.pyplot as plt", "print('live kappa =', sr.kappa(sr.mean_weights(8)))",
-         "plt.plot([0, 1], [0, 1]); plt.show()")
+TYPED = (
+    "import matplotlib.pyplot as plt",
+    "print('live kappa =', sr.kappa(sr.mean_weights(8)))",
+    "plt.plot([0, 1], [0, 1]); plt.show()",
+)
 PRINTED = "live kappa = 0.125"
 LIVE_STATE = "() => document.querySelector('.seqrmt-livecode').getAttribute('data-seqrmt-livecode')"
 
@@ -62,7 +66,7 @@ START_TIMEOUT_S = 120
 def _alive(pid: object) -> bool:
     """Whether ``pid`` runs.  A zombie does not: the server started by the other worker, once
     stopped, stays a zombie until that worker reaps it, and must not be waited for."""
-    if not isinstance(pid, int) or pid <= 0:     # never 0 or -1: a whole process group
+    if not isinstance(pid, int) or pid <= 0:  # never 0 or -1: a whole process group
         return False
     try:
         os.kill(pid, 0)
@@ -73,18 +77,35 @@ def _alive(pid: object) -> bool:
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
-        return True                               # no /proc (not Linux): signal 0 is all we know
+        return True  # no /proc (not Linux): signal 0 is all we know
     return stat.rsplit(")", 1)[-1].split()[0] != "Z"
 
 
 def _start(built_site: Path, log: Path) -> tuple[subprocess.Popen, str]:
     """Start ``python -m seqrmt.live`` (its own session, output into ``log``); its book URL."""
-    cmd = [sys.executable, "-m", "seqrmt.live", "--no-browser", "--port", "0",
-           "--book", str(built_site), "--root", str(ROOT)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "seqrmt.live",
+        "--no-browser",
+        "--port",
+        "0",
+        "--book",
+        str(built_site),
+        "--root",
+        str(ROOT),
+    ]
     with open(log, "w") as out:
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                text=True, start_new_session=True,
-                                env={**os.environ, "PYTHONPATH": os.environ.get("PYTHONPATH", str(ROOT))})
+        proc = subprocess.Popen(
+            cmd,
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+            env={**os.environ, "PYTHONPATH": os.environ.get("PYTHONPATH", str(ROOT))},
+        )
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline and proc.poll() is None:
         for line in log.read_text().splitlines():
@@ -100,7 +121,7 @@ def _stop(pid: int, proc: subprocess.Popen | None) -> None:
     if not _alive(pid):
         return
     os.kill(pid, signal.SIGTERM)
-    if proc is not None:            # our own child: wait for it (no zombie left)
+    if proc is not None:  # our own child: wait for it (no zombie left)
         try:
             proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
@@ -270,8 +291,9 @@ def test_live_code_with_the_keyboard_only(browser, live_server) -> None:
                 break
         else:
             pytest.fail("no code editor is reached with Tab after the button")
-        assert page.evaluate("() => document.activeElement.closest('.thebe-cell') === "
-                             "document.querySelector('.thebe-cell')"), "Tab did not reach the first cell first"
+        assert page.evaluate(
+            "() => document.activeElement.closest('.thebe-cell') === document.querySelector('.thebe-cell')"
+        ), "Tab did not reach the first cell first"
         _type_into_first_cell(page)
         page.keyboard.press("Shift+Enter")
         _check_output(page)
@@ -304,9 +326,12 @@ def test_live_explorer_works_in_the_kernel(browser, live_server) -> None:
         before = img.get_attribute("src")
         assert select.is_enabled(), "the explorer's control is disabled in the kernel"
         select.select_option(label="causal")
-        page.wait_for_function("([el, b]) => { const i = el.querySelector('.jp-OutputArea img'); "
-                               "return i && i.getAttribute('src') !== b && i.complete && i.naturalWidth > 0; }",
-                               arg=[out.element_handle(), before], timeout=RUN_TIMEOUT_MS)
+        page.wait_for_function(
+            "([el, b]) => { const i = el.querySelector('.jp-OutputArea img'); "
+            "return i && i.getAttribute('src') !== b && i.complete && i.naturalWidth > 0; }",
+            arg=[out.element_handle(), before],
+            timeout=RUN_TIMEOUT_MS,
+        )
         assert not external, f"requests to other hosts: {external[:3]}"
         assert not errors, errors
     finally:
@@ -323,20 +348,26 @@ def test_live_code_binder_waits_then_says_what_failed(browser, site_url) -> None
         # hold the first Binder request open (the page is waiting), abort it afterwards
         context.unroute("**/*")
         context.route("https://mybinder.org/**", lambda r: held.append(r))
-        context.route(re.compile(r"^(?!https://mybinder\.org/).*"),
-                      lambda r: r.continue_() if urlsplit(r.request.url).hostname == "127.0.0.1"
-                      else (external.append(r.request.url), r.abort("blockedbyclient")))
+        context.route(
+            re.compile(r"^(?!https://mybinder\.org/).*"),
+            lambda r: (
+                r.continue_()
+                if urlsplit(r.request.url).hostname == "127.0.0.1"
+                else (external.append(r.request.url), r.abort("blockedbyclient"))
+            ),
+        )
         page.get_by_role("button", name=re.compile(r"^Live code")).click()
-        page.wait_for_function("() => document.querySelector('.seqrmt-livecode-status').textContent"
-                               ".includes('mybinder.org')", timeout=60_000)
+        page.wait_for_function(
+            "() => document.querySelector('.seqrmt-livecode-status').textContent.includes('mybinder.org')",
+            timeout=60_000,
+        )
         assert "few minutes" in _status(page), _status(page)
         deadline = 60
         while not held and deadline:
             page.wait_for_timeout(1_000)
             deadline -= 1
         assert held, "no request to mybinder.org"
-        assert held[0].request.url.startswith("https://mybinder.org/build/gh/seqrmt/seqrmt/main"), \
-            held[0].request.url
+        assert held[0].request.url.startswith("https://mybinder.org/build/gh/seqrmt/seqrmt/main"), held[0].request.url
         for r in held:
             r.abort("internetdisconnected")
         assert _wait_state(page, ("error", "ready"), timeout=120_000) == "error"

@@ -53,6 +53,7 @@ def new_page(browser):
         ctx = browser.new_context(viewport={"width": width, "height": height}, service_workers="block")
         contexts.append(ctx)
         return ctx.new_page()
+
     yield make
     for ctx in contexts:
         ctx.close()
@@ -83,8 +84,11 @@ class _changed:
         if self.dark:
             self.page.evaluate("() => { document.documentElement.dataset.theme = 'dark'; }")
         if self.style:
-            self.page.evaluate("""(css) => { const s = document.createElement('style');
-                s.id = 'seqrmt-planted'; s.textContent = css; document.head.appendChild(s); }""", self.style)
+            self.page.evaluate(
+                """(css) => { const s = document.createElement('style');
+                s.id = 'seqrmt-planted'; s.textContent = css; document.head.appendChild(s); }""",
+                self.style,
+            )
         self.page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
         return self.page
 
@@ -104,9 +108,11 @@ def _open(page, url: str) -> None:
 
 def _rewrite(page, pattern: str, change) -> None:
     """Serve the responses whose URL matches ``pattern`` with ``change(text)`` as the body."""
+
     def handle(route):
         response = route.fetch()
         route.fulfill(response=response, body=change(response.text()))
+
     page.route(pattern, handle)
 
 
@@ -118,8 +124,13 @@ def test_search_lists_results(new_page, site_url):
 
 def test_search_check_catches_a_broken_search(new_page, site_url):
     page = new_page()
-    _rewrite(page, "**/search.html*", lambda html: re.sub(
-        r'<script src="(_static/doctools\.js[^"]*)"', r'<script type="seqrmt/after-paint" src="\1"', html))
+    _rewrite(
+        page,
+        "**/search.html*",
+        lambda html: re.sub(
+            r'<script src="(_static/doctools\.js[^"]*)"', r'<script type="seqrmt/after-paint" src="\1"', html
+        ),
+    )
     problems = site_checks.search_problems(page, site_url, terms=("Stieltjes",))
     assert any("no result" in p for p in problems), problems
     assert any("_ready" in p for p in problems), problems
@@ -135,9 +146,16 @@ def test_search_field_finds_a_term(new_page, site_url, width):
 def test_search_field_check_catches_a_second_button(new_page, site_url):
     page = new_page(1280)
     # planted: the theme's sidebar search field back beside the header's
-    _rewrite(page, f"**/{LIGHT_PAGE}.html", lambda html: html.replace(
-        '<nav class="bd-links bd-docs-nav', '<button class="btn search-button-field search-button__button">Search</button>'
-        '<nav class="bd-links bd-docs-nav', 1))
+    _rewrite(
+        page,
+        f"**/{LIGHT_PAGE}.html",
+        lambda html: html.replace(
+            '<nav class="bd-links bd-docs-nav',
+            '<button class="btn search-button-field search-button__button">Search</button>'
+            '<nav class="bd-links bd-docs-nav',
+            1,
+        ),
+    )
     problems = site_checks.search_field_problems(page, site_url, LIGHT_PAGE)
     assert any("2 visible search buttons" in p for p in problems), problems
 
@@ -159,7 +177,8 @@ def test_axe_with_formulas_set_aside_reports_what_the_full_run_reports(new_page,
 
     def image_alt(**kw) -> int:
         return {v["id"]: v["nodes"] for v in site_checks.run_axe(page, skip=["color-contrast"], **kw)}.get(
-            "image-alt", 0)
+            "image-alt", 0
+        )
 
     assert image_alt() == image_alt(formulas_kept=40) == 1
     page.evaluate(plant, "last formula")
@@ -178,24 +197,32 @@ def test_sidebar_buttons_open_their_panels(new_page, site_url, width):
 
 
 #: The theme's navbar toggles (hidden by the book theme), put back first in the navbar.
-HIDDEN_TOGGLES = ('<button class="pst-navbar-icon sidebar-toggle primary-toggle" aria-label="Site navigation">'
-                  '<span class="fa-solid fa-bars"></span></button>'
-                  '<button class="pst-navbar-icon sidebar-toggle secondary-toggle" aria-label="On this page">'
-                  '<span class="fa-solid fa-outdent"></span></button>')
+HIDDEN_TOGGLES = (
+    '<button class="pst-navbar-icon sidebar-toggle primary-toggle" aria-label="Site navigation">'
+    '<span class="fa-solid fa-bars"></span></button>'
+    '<button class="pst-navbar-icon sidebar-toggle secondary-toggle" aria-label="On this page">'
+    '<span class="fa-solid fa-outdent"></span></button>'
+)
 
 
 @pytest.mark.parametrize("width", [390, 1280])
 def test_sidebar_check_catches_a_dead_button(new_page, site_url, width):
     page = new_page(width)
-    _rewrite(page, f"**/{LIGHT_PAGE}.html", lambda html: html.replace(
-        '<div class="bd-header__inner bd-page-width">',
-        '<div class="bd-header__inner bd-page-width">' + HIDDEN_TOGGLES, 1))
+    _rewrite(
+        page,
+        f"**/{LIGHT_PAGE}.html",
+        lambda html: html.replace(
+            '<div class="bd-header__inner bd-page-width">',
+            '<div class="bd-header__inner bd-page-width">' + HIDDEN_TOGGLES,
+            1,
+        ),
+    )
     _open(page, f"{site_url}/{LIGHT_PAGE}.html")
-    assert page.locator(".primary-toggle").count() == 2          # the defect is planted
+    assert page.locator(".primary-toggle").count() == 2  # the defect is planted
     problems = site_checks.sidebar_toggle_problems(page, timeout_ms=2_000)
     assert problems and all("does not" in p for p in problems), problems
     if width < 992:
-        assert len(problems) == 2, problems                      # menu and contents
+        assert len(problems) == 2, problems  # menu and contents
 
 
 # ------------------------------------------------------------------ icons
@@ -223,8 +250,10 @@ def test_glyph_check_catches_a_missing_glyph(new_page, site_url, built_site, tmp
     planted = tmp_path / "without-bell.woff"
     subset.save_font(cut, str(planted), options)
     page = new_page()
-    page.route("**/fa-solid-900.subset.woff*", lambda route: route.fulfill(
-        path=str(planted), headers={"Content-Type": "font/woff"}))
+    page.route(
+        "**/fa-solid-900.subset.woff*",
+        lambda route: route.fulfill(path=str(planted), headers={"Content-Type": "font/woff"}),
+    )
     _open(page, f"{site_url}/{LIGHT_CHAPTER}.html")
     glyphs, problems = site_checks.missing_glyph_problems(page)
     assert any("U+F0F3" in p for p in problems), problems
@@ -238,7 +267,7 @@ def test_served_fonts_cover_every_icon_the_stylesheets_name(built_site):
     from seqrmt_book import theme
 
     named = theme.served_icon_codepoints(built_site, skip=(theme.THEME_SOURCE_CSS,))
-    assert {0xF0F3, 0xF303} <= named, sorted(map(hex, named))     # proofs' bell, exercises' pencil
+    assert {0xF0F3, 0xF303} <= named, sorted(map(hex, named))  # proofs' bell, exercises' pencil
     webfonts = built_site / "_static" / "vendor" / "fontawesome" / "webfonts"
     theme_css = (built_site / theme.THEME_CSS).read_text(encoding="utf-8")
     served = re.findall(r"url\(\.\./vendor/fontawesome/webfonts/([a-z0-9.-]+)\) format", theme_css)
@@ -269,7 +298,7 @@ def test_dark_mode_equations_in_boxes_have_no_bands(chapter):
 def test_band_check_catches_dark_bands(chapter):
     with _changed(chapter, dark=True, style=OLD_COVERS) as page:
         checked, problems = site_checks.math_band_problems(page, limit=4)
-    assert checked and len(problems) >= checked, problems       # both ends of every equation
+    assert checked and len(problems) >= checked, problems  # both ends of every equation
 
 
 # ------------------------------------------------------------------ phone width

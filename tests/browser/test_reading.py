@@ -47,8 +47,10 @@ JS_PLANT = """
 
 def _open(browser, site_url: str, page_name: str):
     context = browser.new_context(viewport=VIEWPORT, service_workers="block")
-    context.route("**/*", lambda r: r.continue_() if urlsplit(r.request.url).hostname == "127.0.0.1"
-                  else r.abort("blockedbyclient"))
+    context.route(
+        "**/*",
+        lambda r: r.continue_() if urlsplit(r.request.url).hostname == "127.0.0.1" else r.abort("blockedbyclient"),
+    )
     page = context.new_page()
     page.goto(f"{site_url}/{page_name}.html", wait_until="load", timeout=TIMEOUT_MS)
     site_checks.lay_out_everything(page)

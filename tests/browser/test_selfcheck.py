@@ -96,8 +96,9 @@ def _answer_number(page, qid: str, text: str) -> dict:
     page.keyboard.press("Delete")
     page.keyboard.type(text)
     page.keyboard.press("Enter")
-    page.wait_for_function("(id) => document.getElementById(id).hasAttribute('data-state')", arg=qid,
-                           timeout=TIMEOUT_MS)
+    page.wait_for_function(
+        "(id) => document.getElementById(id).hasAttribute('data-state')", arg=qid, timeout=TIMEOUT_MS
+    )
     return page.evaluate(JS_RESULT, qid)
 
 
@@ -109,8 +110,9 @@ def _answer_choice(page, qid: str, index: int) -> dict:
     for _ in range(index):
         page.keyboard.press("ArrowDown")
     page.keyboard.press("Enter")
-    page.wait_for_function("(id) => document.getElementById(id).hasAttribute('data-state')", arg=qid,
-                           timeout=TIMEOUT_MS)
+    page.wait_for_function(
+        "(id) => document.getElementById(id).hasAttribute('data-state')", arg=qid, timeout=TIMEOUT_MS
+    )
     return page.evaluate(JS_RESULT, qid)
 
 
@@ -145,8 +147,7 @@ def _check_self_checks(page, problems: list[str]) -> None:
 def test_one_chapter_right_and_wrong_with_the_keyboard(browser, site_url) -> None:
     """Every question of one chapter: every wrong answer, then the right one."""
     problems: list[str] = []
-    context, page = _open(browser, site_url, KEYBOARD_CHAPTER, problems,
-                          viewport={"width": 1280, "height": 900})
+    context, page = _open(browser, site_url, KEYBOARD_CHAPTER, problems, viewport={"width": 1280, "height": 900})
     checked = 0
     try:
         page.wait_for_function(JS_READY, timeout=TIMEOUT_MS)
@@ -160,8 +161,9 @@ def test_one_chapter_right_and_wrong_with_the_keyboard(browser, site_url) -> Non
                         r = _answer_number(page, where, repr(float(f["value"])))
                         checked += 1
                         if r["state"] != "wrong" or f["text"] not in r["text"]:
-                            problems.append(f"{where}: the misconception {f['key']} = {f['value']} "
-                                            f"did not get its explanation: {r}")
+                            problems.append(
+                                f"{where}: the misconception {f['key']} = {f['value']} did not get its explanation: {r}"
+                            )
                 r = _answer_number(page, where, repr(answer + 10 * tol + 1))
                 checked += 1
                 if r["state"] != "wrong" or "too large" not in r["text"] or fb["otherwise"]["text"] not in r["text"]:
@@ -174,7 +176,12 @@ def test_one_chapter_right_and_wrong_with_the_keyboard(browser, site_url) -> Non
                     problems.append(f"{where}: the field is not marked aria-invalid after text")
                 r = _answer_number(page, where, f"{answer + tol / 2:.12g}")
                 checked += 1
-                if r["state"] != "right" or q["feedback"] and "correct" in fb and fb["correct"]["text"] not in r["text"]:
+                if (
+                    r["state"] != "right"
+                    or q["feedback"]
+                    and "correct" in fb
+                    and fb["correct"]["text"] not in r["text"]
+                ):
                     problems.append(f"{where}: an answer within the tolerance: {r}")
             else:
                 for i, option in enumerate(q["options"]):
@@ -182,8 +189,7 @@ def test_one_chapter_right_and_wrong_with_the_keyboard(browser, site_url) -> Non
                     checked += 1
                     want = "right" if option == q["answer"] else "wrong"
                     if r["state"] != want or fb[option]["text"] not in r["text"]:
-                        problems.append(f"{where}: option {option!r} gave {r} (expected {want} with "
-                                        f"its explanation)")
+                        problems.append(f"{where}: option {option!r} gave {r} (expected {want} with its explanation)")
     finally:
         context.close()
     assert checked >= 9, f"only {checked} answers checked on {KEYBOARD_CHAPTER}"
@@ -211,13 +217,22 @@ async () => {
 @pytest.mark.parametrize("mode", ["light", "dark"])
 def test_self_checks_at_phone_width(browser, site_url, mode) -> None:
     problems: list[str] = []
-    context, page = _open(browser, site_url, KEYBOARD_CHAPTER, problems,
-                          viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
-                          color_scheme=mode)
+    context, page = _open(
+        browser,
+        site_url,
+        KEYBOARD_CHAPTER,
+        problems,
+        viewport={"width": 390, "height": 844},
+        is_mobile=True,
+        has_touch=True,
+        color_scheme=mode,
+    )
     try:
         page.wait_for_function(JS_READY, timeout=TIMEOUT_MS)
-        page.evaluate(f"() => {{ document.documentElement.dataset.theme = '{mode}'; "
-                      f"document.documentElement.dataset.mode = '{mode}'; }}")
+        page.evaluate(
+            f"() => {{ document.documentElement.dataset.theme = '{mode}'; "
+            f"document.documentElement.dataset.mode = '{mode}'; }}"
+        )
         for q in page.evaluate(JS_QUESTIONS):
             _right_answer(page, q)
         fits = page.evaluate(JS_FITS)
@@ -242,22 +257,26 @@ def _previewable(page: str, element_id: str) -> bool:
     if element is None:
         return False
     classes = re.match(r'<div class="([^"]*)"', element).group(1).split()
-    return (("admonition" in classes and any(k in classes for k in seqrmt_previews.KINDS))
-            or ("math" in classes and element_id.startswith("equation-")))
+    return ("admonition" in classes and any(k in classes for k in seqrmt_previews.KINDS)) or (
+        "math" in classes and element_id.startswith("equation-")
+    )
 
 
 def test_every_statement_reference_has_a_preview(built_site) -> None:
     """Links to statements, exercises and numbered equations carry a preview whose script
     exists, with typeset math and nothing focusable; links elsewhere carry none."""
     skip = ("_static", "_sources", "_images", "_downloads", "slides", "_pdf")
-    pages = {p.relative_to(built_site).as_posix(): p.read_text(encoding="utf-8")
-             for p in built_site.rglob("*.html") if p.relative_to(built_site).parts[0] not in skip}
+    pages = {
+        p.relative_to(built_site).as_posix(): p.read_text(encoding="utf-8")
+        for p in built_site.rglob("*.html")
+        if p.relative_to(built_site).parts[0] not in skip
+    }
     problems, marked = [], 0
     for rel, text in pages.items():
         folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
         for m in _REF.finditer(text):
             target = (f"{folder}/{m.group(2)}" if folder else m.group(2)) if m.group(2) else rel
-            target = posixpath.normpath(target)                 # "book/api/../02_bulk.html"
+            target = posixpath.normpath(target)  # "book/api/../02_bulk.html"
             if not _previewable(pages.get(target, ""), m.group(3)):
                 if m.group(1):
                     problems.append(f"{rel}: a preview on a link to {target}#{m.group(3)}, not a statement")
@@ -320,19 +339,23 @@ def _check_previews(page, problems: list[str]) -> None:
         link.scroll_into_view_if_needed()
         page.keyboard.press("Shift+Tab")
         link.focus()
-        page.wait_for_function("() => { const t = document.getElementById('seqrmt-preview');"
-                               " return t && !t.hidden; }", timeout=TIMEOUT_MS)
+        page.wait_for_function(
+            "() => { const t = document.getElementById('seqrmt-preview'); return t && !t.hidden; }", timeout=TIMEOUT_MS
+        )
         tip = page.evaluate(JS_TIP)
         if tip["role"] != "tooltip" or not tip["visible"]:
             problems.append(f"focus: the preview is not a visible tooltip: {tip}")
         if link.get_attribute("aria-describedby") != "seqrmt-preview":
             problems.append("focus: the link is not described by the preview")
-        key = link.evaluate("(a) => { const root = new URL(document.documentElement.getAttribute("
-                            "'data-content_root') || './', location.href); const u = new URL("
-                            "a.getAttribute('href'), location.href); return decodeURIComponent("
-                            "u.pathname.slice(root.pathname.length)) + u.hash; }")
+        key = link.evaluate(
+            "(a) => { const root = new URL(document.documentElement.getAttribute("
+            "'data-content_root') || './', location.href); const u = new URL("
+            "a.getAttribute('href'), location.href); return decodeURIComponent("
+            "u.pathname.slice(root.pathname.length)) + u.hash; }"
+        )
         wants_math = "equation-" in key or page.evaluate(
-            "(k) => /mjx-container/.test((window.seqrmtPreviews || {})[k] || '')", key)
+            "(k) => /mjx-container/.test((window.seqrmtPreviews || {})[k] || '')", key
+        )
         if wants_math and (not tip["math"] or tip["math"] != tip["mathml"]):
             problems.append(f"focus: the preview's math is not typeset with its MathML: {tip}")
         if tip["rawTex"]:
@@ -348,15 +371,15 @@ def _check_previews(page, problems: list[str]) -> None:
         other = links.nth(min(1, links.count() - 1))
         other.scroll_into_view_if_needed()
         other.hover()
-        page.wait_for_function("() => { const t = document.getElementById('seqrmt-preview');"
-                               " return t && !t.hidden; }", timeout=TIMEOUT_MS)
+        page.wait_for_function(
+            "() => { const t = document.getElementById('seqrmt-preview'); return t && !t.hidden; }", timeout=TIMEOUT_MS
+        )
         page.locator("#seqrmt-preview").hover()
-        page.wait_for_timeout(400)   # longer than the hide delay: it must still be there
+        page.wait_for_timeout(400)  # longer than the hide delay: it must still be there
         if not page.evaluate(JS_TIP)["visible"]:
             problems.append("the preview disappeared while the pointer was over it")
         page.mouse.move(2, 2)
-        page.wait_for_function("() => document.getElementById('seqrmt-preview').hidden",
-                               timeout=TIMEOUT_MS)
+        page.wait_for_function("() => document.getElementById('seqrmt-preview').hidden", timeout=TIMEOUT_MS)
 
 
 @pytest.mark.parametrize("page_name", CHAPTERS)
@@ -376,6 +399,7 @@ def test_self_checks_and_previews(browser, site_url, page_name) -> None:
 # ------------------------------------------------------------------ editions and status
 def test_footer_edition_version_and_dates(built_site) -> None:
     import tomllib
+
     version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
     problems = []
     for page_name in PAGES:
@@ -398,6 +422,7 @@ def test_footer_edition_version_and_dates(built_site) -> None:
 
 def test_editions_and_status_pages(built_site) -> None:
     from importlib import metadata
+
     changes = re.sub(r"<[^>]+>", " ", (built_site / "book" / "changes.html").read_text(encoding="utf-8"))
     for title in ("Third edition", "Second edition", "First edition"):
         assert title in changes, f"the editions page lacks {title!r}"
@@ -406,6 +431,7 @@ def test_editions_and_status_pages(built_site) -> None:
     for chapter in CHAPTERS:
         name = chapter.split("/")[-1]
         assert re.search(rf"{re.escape(name)}\S* \S+ \S+ (cache|auto|force) [0-9.]+ ✅", plain), (
-            f"the status page has no successful execution row for {name}")
+            f"the status page has no successful execution row for {name}"
+        )
     for pkg in ("numpy", "scipy", "jupyter-book"):
         assert f"{pkg} {metadata.version(pkg)}" in plain, f"the status page lacks {pkg}'s version"

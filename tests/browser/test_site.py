@@ -72,8 +72,12 @@ def _report_slider_latency(screenshot_dir):
     yield
     if SLIDER_LATENCY_MS:
         vals = sorted(SLIDER_LATENCY_MS)
-        summary = {"n": len(vals), "median_ms": vals[len(vals) // 2], "max_ms": vals[-1],
-                   "note": "in-page time from keydown to the new frame (performance.now)"}
+        summary = {
+            "n": len(vals),
+            "median_ms": vals[len(vals) // 2],
+            "max_ms": vals[-1],
+            "note": "in-page time from keydown to the new frame (performance.now)",
+        }
         (screenshot_dir.parent / "slider_latency.json").write_text(json.dumps(summary, indent=1))
 
 
@@ -83,7 +87,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 CHAPTER_RE = re.compile(r"^book/0[1-9]")
 EXPLORE_CLASS = "seqrmt-explore"  # seqrmt.widgets.EXPLORE_CLASS (not imported: no ipywidgets needed here)
-TIMEOUT_MS = 60_000   # generous: the machine running the tests may be loaded
+TIMEOUT_MS = 60_000  # generous: the machine running the tests may be loaded
 
 
 # ------------------------------------------------------------------ the pages
@@ -111,8 +115,11 @@ def toc_pages(root: Path = ROOT) -> list[str]:
                 pages.append(_strip_ext(node["file"]))
             if isinstance(node.get("glob"), str):
                 matches = sorted(glob.glob(str(root / node["glob"])))
-                pages.extend(_strip_ext(Path(m).relative_to(root).as_posix()) for m in matches
-                             if m.endswith((".ipynb", ".md", ".rst")))
+                pages.extend(
+                    _strip_ext(Path(m).relative_to(root).as_posix())
+                    for m in matches
+                    if m.endswith((".ipynb", ".md", ".rst"))
+                )
             for key in ("parts", "chapters", "sections", "subtrees", "entries"):
                 if key in node:
                     visit(node[key])
@@ -242,9 +249,11 @@ def _wait_visible_frame(page, box, not_equal: str | None = None) -> str:
     """Wait until ``box`` shows a loaded image (different from ``not_equal`` if given);
     return its source, or '' on timeout.  A condition, not a sleep: under load the
     explorer's script may render its first frame well after the page's load event."""
-    cond = (f"([box, before]) => {{ const v = ({JS_VISIBLE_IMG_SRC})(box); "
-            "return v !== '' && v !== before && Array.from(box.querySelectorAll('img'))"
-            ".every(i => i.offsetParent === null || (i.complete && i.naturalWidth > 0)); }")
+    cond = (
+        f"([box, before]) => {{ const v = ({JS_VISIBLE_IMG_SRC})(box); "
+        "return v !== '' && v !== before && Array.from(box.querySelectorAll('img'))"
+        ".every(i => i.offsetParent === null || (i.complete && i.naturalWidth > 0)); }"
+    )
     try:
         page.wait_for_function(cond, arg=[box.element_handle(), not_equal], timeout=TIMEOUT_MS)
     except Exception:
@@ -281,8 +290,11 @@ def _check_explorers(page, problems: list[str], *, first_only: bool = False) -> 
             top = handle.get_attribute("aria-valuemax")
             key = "ArrowLeft" if (now is not None and now == top) else "ArrowRight"
             handle.focus()
-            box.evaluate(JS_ARM_LATENCY.replace("([box, before])", "(box)").replace(
-                "visible(box) !== before", f"visible(box) !== {json.dumps(before)}"))
+            box.evaluate(
+                JS_ARM_LATENCY.replace("([box, before])", "(box)").replace(
+                    "visible(box) !== before", f"visible(box) !== {json.dumps(before)}"
+                )
+            )
             handle.press(key)
             after = _wait_visible_frame(page, box, not_equal=before)
             if after:
@@ -290,8 +302,10 @@ def _check_explorers(page, problems: list[str], *, first_only: bool = False) -> 
                 if lat and "frame" in lat and "key" in lat:
                     SLIDER_LATENCY_MS.append(lat["frame"] - lat["key"])
             else:
-                problems.append(f"explorer #{b}, slider #{s}: pressing {key} did not change the "
-                                f"image (waited {TIMEOUT_MS // 1000} s)")
+                problems.append(
+                    f"explorer #{b}, slider #{s}: pressing {key} did not change the "
+                    f"image (waited {TIMEOUT_MS // 1000} s)"
+                )
                 ok = False
                 continue
             # move it back (for the screenshot) and let that frame settle before the next
@@ -300,9 +314,10 @@ def _check_explorers(page, problems: list[str], *, first_only: bool = False) -> 
             handle.press("ArrowLeft" if key == "ArrowRight" else "ArrowRight")
             try:
                 page.wait_for_function(
-                    f"([box, after]) => {{ const v = ({JS_VISIBLE_IMG_SRC})(box); "
-                    "return v !== '' && v !== after; }",
-                    arg=[box.element_handle(), after], timeout=5_000)
+                    f"([box, after]) => {{ const v = ({JS_VISIBLE_IMG_SRC})(box); return v !== '' && v !== after; }}",
+                    arg=[box.element_handle(), after],
+                    timeout=5_000,
+                )
             except Exception:
                 pass
         working += ok
@@ -310,8 +325,7 @@ def _check_explorers(page, problems: list[str], *, first_only: bool = False) -> 
 
 
 def _check_links(page, site_url: str, built_site: Path, problems: list[str]) -> None:
-    hrefs: list[str] = page.evaluate(
-        "() => Array.from(document.querySelectorAll('a[href]')).map(a => a.href)")
+    hrefs: list[str] = page.evaluate("() => Array.from(document.querySelectorAll('a[href]')).map(a => a.href)")
     origin = urlsplit(site_url)
     cache: dict[Path, str] = {}
     for href in sorted(set(hrefs)):
@@ -330,7 +344,7 @@ def _check_links(page, site_url: str, built_site: Path, problems: list[str]) -> 
         if u.fragment and target.suffix == ".html":
             text = cache.setdefault(target, target.read_text(encoding="utf-8", errors="replace"))
             frag = unquote(u.fragment)
-            if f'id="{frag}"' not in text and f"name=\"{frag}\"" not in text:
+            if f'id="{frag}"' not in text and f'name="{frag}"' not in text:
                 problems.append(f"internal link to a missing anchor: {href}")
 
 
@@ -406,15 +420,17 @@ def _check_accessibility(page, problems: list[str], page_name: str = "") -> None
     skip = [] if page_name in FULL_AXE_PAGES else ["color-contrast"]
     kept = None if page_name in FULL_FORMULA_PAGES else FORMULAS_CHECKED
     for v in site_checks.run_axe(page, skip=skip, formulas_kept=kept):
-        problems.append(f"axe {v['impact']} '{v['id']}' on {v['nodes']} node(s): {v['help']}; "
-                        f"e.g. {'; '.join(v['targets'][:2])}")
+        problems.append(
+            f"axe {v['impact']} '{v['id']}' on {v['nodes']} node(s): {v['help']}; e.g. {'; '.join(v['targets'][:2])}"
+        )
     alt = page.evaluate(site_checks.JS_ALT_AUDIT)
     for ex in alt["examples"]:
         problems.append(f"image alt text ({alt['bad']} bad of {alt['images']}): {ex}")
     tabstops = page.evaluate(site_checks.JS_MATH_TABSTOPS)
     if tabstops:
-        problems.append(f"{tabstops} MathJax equation(s) are tab stops "
-                        "(options.menuOptions.settings.inTabOrder must be false)")
+        problems.append(
+            f"{tabstops} MathJax equation(s) are tab stops (options.menuOptions.settings.inTabOrder must be false)"
+        )
     sliders = page.evaluate(JS_SLIDER_A11Y)
     problems.extend(sliders["problems"])
     if sliders["count"] and page.locator('.noUi-handle[role="slider"]:not([aria-disabled="true"])').count():
@@ -457,14 +473,15 @@ def _check_phone_width(page, problems: list[str]) -> None:
     site_checks.lay_out_everything(page)
     wide = page.evaluate(JS_PAGE_OVERFLOW)
     if wide:
-        problems.append(f"at 390 px the page scrolls sideways ({wide['scrollWidth']} px wide): "
-                        f"{wide['culprits']}")
+        problems.append(f"at 390 px the page scrolls sideways ({wide['scrollWidth']} px wide): {wide['culprits']}")
     if page.evaluate("() => document.querySelectorAll('main div.math, main div.amsmath').length > 0"):
         try:
             page.wait_for_function(JS_EQUATIONS_MARKED, timeout=TIMEOUT_MS)
         except Exception:
-            problems.append("at 390 px a wide equation is not marked scrollable (class seqrmt-scrolls, "
-                            "tabindex=0), or a narrow one still is")
+            problems.append(
+                "at 390 px a wide equation is not marked scrollable (class seqrmt-scrolls, "
+                "tabindex=0), or a narrow one still is"
+            )
 
 
 # ------------------------------------------------------------------ the tests
@@ -483,28 +500,31 @@ def _open_watched(browser, viewport: dict, local, problems: list[str], external:
 
     context.route("**/*", route)
     page = context.new_page()
-    page.on("console", lambda m: m.type == "error" and problems.append(
-        f"console error: {m.text} ({(m.location or {}).get('url', '')})"))
+    page.on(
+        "console",
+        lambda m: (
+            m.type == "error" and problems.append(f"console error: {m.text} ({(m.location or {}).get('url', '')})")
+        ),
+    )
     page.on("pageerror", lambda e: problems.append(f"uncaught exception: {e}"))
-    page.on("requestfailed", lambda r: local(r.url) and problems.append(
-        f"request failed: {r.url} ({r.failure})"))
+    page.on("requestfailed", lambda r: local(r.url) and problems.append(f"request failed: {r.url} ({r.failure})"))
     return context, page
 
 
-def _check_page(browser, base_url: str, built_site: Path, page_name: str,
-                screenshot: Path | None) -> None:
+def _check_page(browser, base_url: str, built_site: Path, page_name: str, screenshot: Path | None) -> None:
     """Open one page from ``base_url`` (http://127.0.0.1:port) and check it."""
     html = built_site / (page_name + ".html")
     assert html.is_file(), (
         f"{html.relative_to(ROOT)} is missing: the build is stale. Rebuild with "
-        "`jupyter-book build . -n -W --keep-going` or run pytest with SEQRMT_REBUILD=1")
+        "`jupyter-book build . -n -W --keep-going` or run pytest with SEQRMT_REBUILD=1"
+    )
 
     problems: list[str] = []
     external: list[str] = []
-    context, page = _open_watched(browser, {"width": 1280, "height": 900},
-                                  lambda url: urlsplit(url).hostname == "127.0.0.1", problems, external)
-    page.on("response", lambda r: r.status >= 400 and problems.append(
-        f"HTTP {r.status}: {r.url}"))
+    context, page = _open_watched(
+        browser, {"width": 1280, "height": 900}, lambda url: urlsplit(url).hostname == "127.0.0.1", problems, external
+    )
+    page.on("response", lambda r: r.status >= 400 and problems.append(f"HTTP {r.status}: {r.url}"))
     try:
         page.goto(f"{base_url}/{page_name}.html", wait_until="load", timeout=TIMEOUT_MS)
         # at the load event, before anything scrolls: every scroll box reachable by keyboard
@@ -517,8 +537,10 @@ def _check_page(browser, base_url: str, built_site: Path, page_name: str,
         for t in info["untypeset"][:5]:
             problems.append(f"math not typeset: {t!r}")
         if info["noMathML"]:
-            problems.append(f"{info['noMathML']} typeset formula(s) without the hidden MathML "
-                            "that screen readers read (mjx-assistive-mml)")
+            problems.append(
+                f"{info['noMathML']} typeset formula(s) without the hidden MathML "
+                "that screen readers read (mjx-assistive-mml)"
+            )
         for src in info["mathjaxScripts"]:
             problems.append(f"the page loads MathJax ({src}); the math should be typeset at build time")
         for hit in page.evaluate(JS_RAW_TEX):
@@ -536,25 +558,32 @@ def _check_page(browser, base_url: str, built_site: Path, page_name: str,
             try:
                 page.wait_for_function(JS_WIDGETS_DONE, timeout=TIMEOUT_MS)
             except Exception:
-                problems.append(f"widgets not loaded after {TIMEOUT_MS // 1000} s "
-                                f"(data-seqrmt-widgets={widgets.get('status')!r})")
+                problems.append(
+                    f"widgets not loaded after {TIMEOUT_MS // 1000} s (data-seqrmt-widgets={widgets.get('status')!r})"
+                )
             widgets = page.evaluate(JS_WIDGET_INFO)
             if widgets["inlineState"]:
-                problems.append("the widget state is inline in the page (it should be in "
-                                "<page>.widget-state.js, loaded lazily)")
+                problems.append(
+                    "the widget state is inline in the page (it should be in <page>.widget-state.js, loaded lazily)"
+                )
             if widgets["status"] != "ready":
-                problems.append(f"widget loader status {widgets['status']!r} (expected 'ready'; "
-                                "is static/seqrmt/widgets.js or the state file missing?)")
+                problems.append(
+                    f"widget loader status {widgets['status']!r} (expected 'ready'; "
+                    "is static/seqrmt/widgets.js or the state file missing?)"
+                )
             if widgets["rendered"] < widgets["views"] or widgets["views"] < widgets["viewTags"]:
-                problems.append(f"only {widgets['rendered']} of {widgets['viewTags']} widgets rendered "
-                                "(is the widget JavaScript loaded?)")
+                problems.append(
+                    f"only {widgets['rendered']} of {widgets['viewTags']} widgets rendered "
+                    "(is the widget JavaScript loaded?)"
+                )
             if widgets["sliderModels"] and not widgets["sliders"]:
-                problems.append(f"the widget state has {widgets['sliderModels']} sliders "
-                                "but none is displayed")
+                problems.append(f"the widget state has {widgets['sliderModels']} sliders but none is displayed")
             n_explorers = _check_explorers(page, problems)
         if CHAPTER_RE.match(page_name) and n_explorers == 0:
-            problems.append("chapter page without a working kernel-free explorer "
-                            "(seqrmt.widgets.explore): no slider changes a figure")
+            problems.append(
+                "chapter page without a working kernel-free explorer "
+                "(seqrmt.widgets.explore): no slider changes a figure"
+            )
 
         # Images: every lazy image asked for now (as if scrolled to), then all must have loaded
         page.evaluate(site_checks.JS_LOAD_LAZY_IMAGES)
@@ -565,8 +594,10 @@ def _check_page(browser, base_url: str, built_site: Path, page_name: str,
         for src in page.evaluate(JS_BROKEN_IMAGES):
             problems.append(f"image not loaded (naturalWidth 0): {src}")
         for text in page.evaluate(JS_FIGURE_REPRS):
-            problems.append(f"a figure shows as text, not as an image: {text!r} "
-                            "(a Figure that the notebook displayed without a PNG)")
+            problems.append(
+                f"a figure shows as text, not as an image: {text!r} "
+                "(a Figure that the notebook displayed without a PNG)"
+            )
         page.evaluate("() => window.scrollTo(0, 0)")
 
         # Notebook pages: download and launch buttons
@@ -589,8 +620,7 @@ def _check_page(browser, base_url: str, built_site: Path, page_name: str,
     for url in dict.fromkeys(external):
         problems.insert(0, f"request to a non-local resource (not vendored?): {url}")
     unique = list(dict.fromkeys(problems))
-    assert not unique, f"{page_name} ({base_url.split(':')[0]}): {len(unique)} problem(s):\n  " \
-        + "\n  ".join(unique)
+    assert not unique, f"{page_name} ({base_url.split(':')[0]}): {len(unique)} problem(s):\n  " + "\n  ".join(unique)
 
 
 #: Full-page screenshots of every page (1-7 s each on a long page, for a human to look at; no
@@ -605,8 +635,13 @@ def _screenshot_name(page_name: str) -> str:
 @pytest.mark.parametrize("page_name", PAGES)
 def test_page_works_offline(browser, site_url, built_site, built_slides, screenshot_dir, page_name) -> None:
     """The page served over http://127.0.0.1 with every other host blocked."""
-    _check_page(browser, site_url, built_site, page_name,
-                screenshot_dir / _screenshot_name(page_name) if TAKE_SCREENSHOTS else None)
+    _check_page(
+        browser,
+        site_url,
+        built_site,
+        page_name,
+        screenshot_dir / _screenshot_name(page_name) if TAKE_SCREENSHOTS else None,
+    )
 
 
 #: Every image, stylesheet and script of the page, by the URL the browser resolved (lazy images too,
@@ -642,8 +677,9 @@ def _check_page_from_disk(browser, built_site: Path, page_name: str, plant: str 
     assert html.is_file(), f"{html.relative_to(ROOT)} is missing: the build is stale"
     problems: list[str] = []
     external: list[str] = []
-    context, page = _open_watched(browser, site_checks.FIRST_FIGURE_VIEWPORT,
-                                  lambda url: urlsplit(url).scheme == "file", problems, external)
+    context, page = _open_watched(
+        browser, site_checks.FIRST_FIGURE_VIEWPORT, lambda url: urlsplit(url).scheme == "file", problems, external
+    )
     try:
         page.goto(html.as_uri(), wait_until="load", timeout=TIMEOUT_MS)
         if plant:
@@ -774,21 +810,25 @@ def test_first_paint_on_slow_phone(browser, site_url, page_name) -> None:
         return min(r[key] for r in runs)
 
     for _ in range(FCP_ATTEMPTS):
-        context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
-                                      device_scale_factor=2, service_workers="block")
+        context = browser.new_context(
+            viewport={"width": 390, "height": 844}, is_mobile=True, device_scale_factor=2, service_workers="block"
+        )
         try:
             runs.append(site_checks.measure_main_thread(context, f"{site_url}/{page_name}.html"))
         finally:
             context.close()
         if all(best(k) <= budget for k, budget in budgets.items()):
             break
-    seen = "; ".join(f"{k.upper()} [{', '.join(f'{r[k]:.0f}' for r in runs)}] ms (budget {budgets[k]})"
-                     for k in budgets)
+    seen = "; ".join(
+        f"{k.upper()} [{', '.join(f'{r[k]:.0f}' for r in runs)}] ms (budget {budgets[k]})" for k in budgets
+    )
     seen += "" if any(r["quiet"] for r in runs) else "; the page was never quiet (inf: not measured)"
     assert best("fcp") <= FCP_BUDGET_MS, (
         f"{page_name}: first contentful paint {best('fcp') / 1000:.1f} s on the slow phone link "
-        f"({seen}). Something render-blocking was added to <head>?")
+        f"({seen}). Something render-blocking was added to <head>?"
+    )
     assert best("lcp") <= LCP_BUDGET_MS, f"{page_name}: largest contentful paint too late ({seen})"
     assert best("tbt") <= TBT_BUDGET_MS, (
         f"{page_name}: the main thread is blocked too long after the first paint ({seen}); "
-        "a script doing heavy work at load (typesetting, layout of the whole page)?")
+        "a script doing heavy work at load (typesetting, layout of the whole page)?"
+    )

@@ -19,6 +19,7 @@ is not vendored).  Per deck it checks
 The index page must link to every deck and to the book.  A screenshot of each deck's
 first figure slide is saved to ``_build/artifacts/screenshots/slides-<deck>.png``.
 """
+
 from __future__ import annotations
 
 import json
@@ -33,8 +34,6 @@ SLIDES_SRC = ROOT / "slides"
 OUT = ROOT / "_build" / "html" / "slides"
 TIMEOUT_MS = 60_000
 DECKS = sorted(p.stem for p in SLIDES_SRC.glob("[0-9]*.ipynb"))
-
-
 
 
 def _open(browser, url: str):
@@ -64,12 +63,12 @@ def test_deck_works_offline(browser, built_slides, screenshot_dir, deck) -> None
     context, page, problems = _open(browser, (built_slides / f"{deck}.html").as_uri())
     try:
         page.wait_for_function("() => window.Reveal && Reveal.isReady()", timeout=TIMEOUT_MS)
-        page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise",
-                               timeout=TIMEOUT_MS)
+        page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=TIMEOUT_MS)
         page.evaluate("() => MathJax.startup.promise")
         page.wait_for_function(
             "() => Array.from(document.querySelectorAll('.math')).every(e => e.querySelector('mjx-container'))",
-            timeout=TIMEOUT_MS)
+            timeout=TIMEOUT_MS,
+        )
         total = page.evaluate("() => Reveal.getTotalSlides()")
         assert total >= 8, f"{deck}: {total} slides, at least 8 required"
         assert total == expected, f"{deck}: reveal.js shows {total} slides, the build wrote {expected}"
