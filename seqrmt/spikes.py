@@ -532,7 +532,6 @@ _FIXED_T_NAMES = (
     "fixed_T_spike_model",
     "load_fixed_T_spike_correlated",
     "fixed_T_setting",
-    "_distinct_tokens",
     "_spike_block",
     "_OUTLIER_WEIGHT",
     "_sparse_top",
