@@ -2,6 +2,8 @@
 # Build the PDF edition of the book and put it where the website links to it.
 #
 #   scripts/build_pdf.sh            # -> _build/pdf/_build/latex/seqrmt-book.pdf, copied to _build/html/_pdf/
+#   scripts/build_pdf.sh OUT SITE   # -> OUT/_build/latex/seqrmt-book.pdf, copied to SITE/_pdf/
+#                                   #    (scripts/build_students.sh: the students' edition)
 #
 # Jupyter Book's `pdflatex` builder runs xelatex (sphinx-jupyterbook-latex).  Needs the Debian
 # packages texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended
@@ -20,21 +22,24 @@ cd "$(dirname "$0")/.."
 
 name=seqrmt-book
 start=$(date +%s)
-mkdir -p _build/.jupyter_cache _build/pdf/_build
+out=${1:-_build/pdf}
+site=${2:-_build/html}
+mkdir -p _build/.jupyter_cache "$out/_build"
 # the shared execution cache (a link, replaced if a folder was left there)
-if [ ! -L _build/pdf/_build/.jupyter_cache ]; then
-    rm -rf _build/pdf/_build/.jupyter_cache
-    ln -s ../../.jupyter_cache _build/pdf/_build/.jupyter_cache
+cache=$(realpath _build/.jupyter_cache)
+if [ "$(readlink "$out/_build/.jupyter_cache" 2>/dev/null)" != "$cache" ]; then
+    rm -rf "$out/_build/.jupyter_cache"
+    ln -s "$cache" "$out/_build/.jupyter_cache"
 fi
-jupyter-book build . --path-output _build/pdf --builder pdflatex -n -W --keep-going
+jupyter-book build . --path-output "$out" --builder pdflatex -n -W --keep-going
 
-pdf=_build/pdf/_build/latex/$name.pdf
-log=_build/pdf/_build/latex/$name.log
+pdf=$out/_build/latex/$name.pdf
+log=$out/_build/latex/$name.log
 test -s "$pdf" || { echo "no PDF produced: $pdf" >&2; exit 1; }
 if grep -nE "LaTeX Warning: (Reference|Citation|Hyper reference).*undefined|There were undefined references" "$log"; then
     echo "undefined references in $log (they print as ?? in the PDF)" >&2
     exit 1
 fi
-mkdir -p _build/html/_pdf
-cp "$pdf" _build/html/_pdf/
-echo "PDF: _build/html/_pdf/$name.pdf ($(pdfinfo "$pdf" 2>/dev/null | awk '/^Pages:/ {print $2}') pages, built in $(( $(date +%s) - start )) s)"
+mkdir -p "$site/_pdf"
+cp "$pdf" "$site/_pdf/"
+echo "PDF: $site/_pdf/$name.pdf ($(pdfinfo "$pdf" 2>/dev/null | awk '/^Pages:/ {print $2}') pages, built in $(( $(date +%s) - start )) s)"

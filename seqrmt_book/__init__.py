@@ -23,6 +23,7 @@ module                   what it does
 ``live``                 the "Live code" button of the chapter pages
 ``latex``                the PDF edition: chapter numbers, labels, widget outputs
 ``selfcheck``            self-check questions checked in the page without a kernel
+``students``             the students' edition: no solutions (pages, PDF, downloaded notebooks)
 ``editions``             edition, version and build date in every footer
 ``previews``             previews of references to statements, exercises and equations
 ``numbering``            one numbering scheme on the website and in the PDF
@@ -47,6 +48,7 @@ EXTENSIONS = (
     "live",
     "latex",
     "selfcheck",
+    "students",
     "editions",
     "previews",
     "numbering",

@@ -51,9 +51,16 @@ def build_date() -> str:
     return moment.strftime("%Y-%m-%d")
 
 
-def footer_line(version: str, date: str, changes_href: str | None) -> str:
+def edition_name(edition: str = "full") -> str:
+    """The edition as the footer names it: ``"Third edition"``, or with ``", students' edition"``
+    for the book without solutions (:mod:`seqrmt_book.students`)."""
+    return EDITION + (", students' edition" if edition == "students" else "")
+
+
+def footer_line(version: str, date: str, changes_href: str | None, edition: str = "full") -> str:
     link = f' (<a href="{html.escape(changes_href, quote=True)}">what changed</a>)' if changes_href else ""
-    return f'<p class="{CLASS}">{EDITION}{link}, version {html.escape(version)}, built {html.escape(date)}.</p>'
+    name = html.escape(edition_name(edition), quote=False)
+    return f'<p class="{CLASS}">{name}{link}, version {html.escape(version)}, built {html.escape(date)}.</p>'
 
 
 def in_git_work_tree(path: Path) -> bool:
@@ -96,13 +103,14 @@ def _env_updated(app: Any, env: Any) -> None:
 
 def _page_context(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
     version, date = app.config.seqrmt_version, app.config.seqrmt_build_date
-    context.update(seqrmt_edition=EDITION, seqrmt_version=version, seqrmt_build_date=date)
+    edition = getattr(app.config, "seqrmt_edition", "full")
+    context.update(seqrmt_edition=edition_name(edition), seqrmt_version=version, seqrmt_build_date=date)
     href = None
     if CHANGES_PAGE in app.env.all_docs and "pathto" in context:
         href = context["pathto"](CHANGES_PAGE)
     base = context.get("theme_extra_footer") or ""
     if CLASS not in base:
-        context["theme_extra_footer"] = base + footer_line(version, date, href)
+        context["theme_extra_footer"] = base + footer_line(version, date, href, edition)
 
 
 def setup(app: Any) -> dict[str, Any]:
