@@ -30,9 +30,11 @@ the site would break for an offline reader.  Per page it checks
 * the widget state is not inline in the page and the lazy widget loader reports
   ``ready``.
 
-Each page is opened again as a ``file://`` URL, for what depends on how it is opened
-(loading: scripts, stylesheets, the widget state, every image file; see
-:func:`_check_page_from_disk`), and each chapter's first figure is measured there.  ``test_first_paint_on_slow_phone`` loads
+The pages of :data:`DISK_PAGES` (the introduction, every chapter and one page of each other
+kind) are opened again as ``file://`` URLs, for what depends on how a page is opened (loading:
+scripts, stylesheets, the widget state, every image file; see :func:`_check_page_from_disk`),
+and each chapter's first figure is measured there; on every page the http check rejects a
+root-absolute resource path, the one thing a page of its own could break from disk.  ``test_first_paint_on_slow_phone`` loads
 the intro and chapter 3 with a cold cache on an emulated slow phone link (1.6 Mbit/s,
 150 ms, CPU slowed 4x; the site gzip-compressed as a static host serves it) and
 requires a first contentful paint within 5 s, a largest contentful paint within 4 s and
@@ -530,6 +532,10 @@ def _check_page(browser, base_url: str, built_site: Path, page_name: str, screen
         # at the load event, before anything scrolls: every scroll box reachable by keyboard
         problems += site_checks.check_scroll_boxes_at_load(page)
 
+        # what would break the page opened from disk (file://): a root-absolute path to a resource
+        for url in page.evaluate(JS_ROOT_ABSOLUTE):
+            problems.append(f"a root-absolute path, which a page opened from disk cannot load: {url}")
+
         # Math: typeset when the site was built (seqrmt_book/typeset.py), none in the browser
         info = page.evaluate(JS_MATH_INFO)
         if info["count"] and info["mjx"] == 0:
@@ -646,6 +652,12 @@ def test_page_works_offline(browser, site_url, built_site, built_slides, screens
 
 #: Every image, stylesheet and script of the page, by the URL the browser resolved (lazy images too,
 #: before they are requested).
+#: Resources named by a root-absolute path ("/_static/..."): they load over http but not from disk.
+JS_ROOT_ABSOLUTE = """
+() => Array.from(document.querySelectorAll('img[src], script[src], link[href], source[src], iframe[src]'))
+  .map(e => e.getAttribute('src') || e.getAttribute('href'))
+  .filter(u => u && u.startsWith('/'))
+"""
 JS_RESOURCE_URLS = """
 () => [...Array.from(document.images).map(i => i.src),
        ...Array.from(document.querySelectorAll('link[rel~="stylesheet"][href], link[rel~="preload"][href]')).map(l => l.href),
@@ -735,7 +747,19 @@ def _check_page_from_disk(browser, built_site: Path, page_name: str, plant: str 
     assert not unique, f"{page_name} (file): {len(unique)} problem(s):\n  " + "\n  ".join(unique)
 
 
-@pytest.mark.parametrize("page_name", PAGES)
+#: The pages also opened from disk: every page with explorers or a Live code button (the
+#: introduction and the chapters) and one page of each other kind (a notebook without explorers,
+#: a Markdown page, an API page, the bibliography).  The rest are the same templates, scripts
+#: and stylesheets; what only a page of its own could break from disk, a root-absolute path to a
+#: resource, the http check rejects on every page (JS_ROOT_ABSOLUTE).
+DISK_PAGES = [p for p in PAGES if p == "book/intro" or re.match(r"^book/0[0-9]_", p)] + [
+    p
+    for p in ("book/appendix_derivations", "book/status", "book/glossary", "book/api/spectrum", "book/references")
+    if p in PAGES
+]
+
+
+@pytest.mark.parametrize("page_name", DISK_PAGES)
 def test_page_works_from_disk(browser, built_site, page_name) -> None:
     """The same page opened as a file:// URL (a reader who downloaded the site): what depends on
     the URL's scheme (:func:`_check_page_from_disk`)."""
@@ -757,6 +781,21 @@ def test_scroll_box_check_catches_a_box_without_a_tab_stop(browser, site_url, bu
           document.querySelector('main').prepend(box); }""")
         found = site_checks.check_scroll_boxes_at_load(page)
         assert len(found) == 1 and "#planted-box" in found[0], found
+    finally:
+        context.close()
+
+
+def test_root_absolute_check_catches_a_planted_path(browser, site_url, built_site) -> None:
+    """An image named by a root-absolute path (it loads over http, not from disk) is reported."""
+    page_name = "book/glossary" if (built_site / "book/glossary.html").is_file() else PAGES[0]
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
+    try:
+        page = context.new_page()
+        page.goto(f"{site_url}/{page_name}.html", wait_until="load", timeout=TIMEOUT_MS)
+        assert page.evaluate(JS_ROOT_ABSOLUTE) == []
+        page.evaluate("""() => { const img = document.createElement('img');
+          img.setAttribute('src', '/_static/planted.png'); document.querySelector('main').append(img); }""")
+        assert page.evaluate(JS_ROOT_ABSOLUTE) == ["/_static/planted.png"]
     finally:
         context.close()
 
