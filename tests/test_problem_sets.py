@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import ast
 import fcntl
-import hashlib
 import json
 import os
 import re
@@ -27,7 +26,6 @@ import subprocess
 import sys
 import tempfile
 import zipfile
-from importlib import metadata
 from pathlib import Path
 
 import nbformat
@@ -60,35 +58,11 @@ READERS_IMPORTS = {"numpy", "scipy", "matplotlib", "ipywidgets", "IPython", "seq
 
 
 # ------------------------------------------------------------------ generation, once
-def _generation_key() -> str:
-    digest = hashlib.sha256()
-    for path in [
-        *MASTERS,
-        ROOT / "problems" / "generate.py",
-        ROOT / "binder" / "requirements.txt",
-        ROOT / "_config.yml",
-    ]:
-        digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
-    digest.update(metadata.version("otter-grader").encode())
-    return digest.hexdigest()
-
-
 @pytest.fixture(scope="session")
 def generated() -> dict:
-    """The manifest of ``_build/problems``, generated once (under a lock) for these inputs."""
-    OUT.mkdir(parents=True, exist_ok=True)
-    key, stamp = _generation_key(), OUT / ".generated"
-    with open(OUT / ".lock", "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            manifest = OUT / "manifest.json"
-            if not (stamp.is_file() and stamp.read_text() == key and manifest.is_file()):
-                stamp.unlink(missing_ok=True)
-                generate.generate(OUT)
-                stamp.write_text(key)
-            return {entry["name"]: entry for entry in json.loads(manifest.read_text())["sets"]}
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    """The manifest of ``_build/problems``, generated once (under a lock) for these inputs
+    (``generate.generate_if_stale``: also what ``scripts/build_downloads.py`` uses)."""
+    return {entry["name"]: entry for entry in generate.generate_if_stale(OUT)}
 
 
 # ------------------------------------------------------------------ grading in this process
