@@ -15,5 +15,8 @@ python3 -m zipfile -e "$zip" "$work"
 cd "$work/seqrmt-notebooks"
 python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --no-compile -r requirements.txt nbval pytest pytest-xdist
-# no seqrmt data cache of the build, no cache of pytest: as on a reader's machine
+# No seqrmt data cache of the build, no cache of pytest: as on a reader's machine.  Two kernels
+# run at once on two cores, so each gets one BLAS thread (threaded BLAS in both made the run
+# several times slower: the oversubscription the book's executor avoids the same way).
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 SEQRMT_CACHE_DIR="" .venv/bin/python -m pytest -p no:cacheprovider --nbval-lax -n 2 --dist loadfile -q book problems
