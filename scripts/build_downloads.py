@@ -27,8 +27,6 @@ import sys
 import zipfile
 from pathlib import Path
 
-import yaml
-
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
 STUDENTS_SITE = ROOT / "_build" / "students" / "_build" / "html"
@@ -63,20 +61,9 @@ NOT_SHIPPED = ("book/status",)
 
 def chapter_notebooks(toc_file: Path = ROOT / "_toc.yml") -> list[Path]:
     """The notebooks of the book's table of contents (``_toc.yml``), in order, but :data:`NOT_SHIPPED`."""
-    toc = yaml.safe_load(toc_file.read_text(encoding="utf-8"))
-    pages = [str(toc["root"])]
+    from seqrmt_book.toc import toc_pages
 
-    def walk(node: object) -> None:
-        if isinstance(node, dict):
-            if "file" in node:
-                pages.append(str(node["file"]))
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk({k: v for k, v in toc.items() if k != "root"})
+    pages = toc_pages(toc_file)
     return [ROOT / f"{page}.ipynb" for page in pages if (ROOT / f"{page}.ipynb").is_file() and page not in NOT_SHIPPED]
 
 

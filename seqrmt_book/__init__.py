@@ -28,6 +28,8 @@ module                   what it does
 ``previews``             previews of references to statements, exercises and equations
 ``numbering``            one numbering scheme on the website and in the PDF
 ``reading``              the reading time of every chapter page; the index of results
+``toc``                  the pages of ``_toc.yml`` in order, for the tests and scripts (not an
+                         extension)
 =======================  ===================================================================
 """
 

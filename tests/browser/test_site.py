@@ -51,6 +51,7 @@ Run only these tests with ``pytest -m browser tests/browser``.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
 import os
@@ -766,14 +767,23 @@ def test_page_works_from_disk(browser, built_site, page_name) -> None:
     _check_page_from_disk(browser, built_site, page_name)
 
 
-def test_scroll_box_check_catches_a_box_without_a_tab_stop(browser, site_url, built_site) -> None:
-    """A scroll box planted before the load event ends, with no tab stop inside, is reported by the
-    at-load check (axe's scrollable-region rule on the boxes that scroll); the page as built is not."""
+@contextlib.contextmanager
+def _plain_page(browser, site_url: str, built_site: Path):
+    """A short page of the site (the glossary), loaded over http, for the planted-defect tests."""
     page_name = "book/glossary" if (built_site / "book/glossary.html").is_file() else PAGES[0]
     context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
     try:
         page = context.new_page()
         page.goto(f"{site_url}/{page_name}.html", wait_until="load", timeout=TIMEOUT_MS)
+        yield page
+    finally:
+        context.close()
+
+
+def test_scroll_box_check_catches_a_box_without_a_tab_stop(browser, site_url, built_site) -> None:
+    """A scroll box planted before the load event ends, with no tab stop inside, is reported by the
+    at-load check (axe's scrollable-region rule on the boxes that scroll); the page as built is not."""
+    with _plain_page(browser, site_url, built_site) as page:
         assert site_checks.check_scroll_boxes_at_load(page) == []
         page.evaluate("""() => { const box = document.createElement('div');
           box.id = 'planted-box'; box.style.cssText = 'overflow:auto;width:120px;height:40px';
@@ -781,23 +791,15 @@ def test_scroll_box_check_catches_a_box_without_a_tab_stop(browser, site_url, bu
           document.querySelector('main').prepend(box); }""")
         found = site_checks.check_scroll_boxes_at_load(page)
         assert len(found) == 1 and "#planted-box" in found[0], found
-    finally:
-        context.close()
 
 
 def test_root_absolute_check_catches_a_planted_path(browser, site_url, built_site) -> None:
     """An image named by a root-absolute path (it loads over http, not from disk) is reported."""
-    page_name = "book/glossary" if (built_site / "book/glossary.html").is_file() else PAGES[0]
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
-    try:
-        page = context.new_page()
-        page.goto(f"{site_url}/{page_name}.html", wait_until="load", timeout=TIMEOUT_MS)
+    with _plain_page(browser, site_url, built_site) as page:
         assert page.evaluate(JS_ROOT_ABSOLUTE) == []
         page.evaluate("""() => { const img = document.createElement('img');
           img.setAttribute('src', '/_static/planted.png'); document.querySelector('main').append(img); }""")
         assert page.evaluate(JS_ROOT_ABSOLUTE) == ["/_static/planted.png"]
-    finally:
-        context.close()
 
 
 def test_disk_check_catches_a_missing_lazy_image(browser, built_site) -> None:
