@@ -354,8 +354,10 @@ def _config_inited(app: Any, config: Any) -> None:
 
 
 def _page_context(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
-    build = _BUILDS.get(app)
-    if build is not None and build.pages.get(pagename):
+    build = _build(app)
+    if pagename not in build.written:  # written without a formula this time: its old ones go
+        build.pages.pop(pagename, None)
+    elif build.pages.get(pagename):
         app.add_css_file(CSS_PATH.removeprefix("_static/"), priority=600)
 
 

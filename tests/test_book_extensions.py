@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import struct
 import zlib
 from pathlib import Path
@@ -163,6 +162,11 @@ def test_an_incremental_build_keeps_the_stylesheet_whole(site: Path) -> None:
     assert "mjx-c1D6FE" in css  # gamma, new on page.md
     assert "mjx-c2135" in css  # aleph of other.md, not rewritten
     assert (again / previews.FOLDER / previews.file_name("page.html#thm-a")).is_file()
+    # other.md loses its only formula: its page no longer links the stylesheet, which loses the aleph
+    (src / "other.md").write_text(OTHER.replace("Only here: $\\aleph$.", "No math now."), encoding="utf-8")
+    third = _build(src, fresh=False)
+    assert "math.css" not in _read(third, "other.html")
+    assert "mjx-c2135" not in _read(third, typeset.CSS_PATH) and "mjx-c1D6FE" in _read(third, typeset.CSS_PATH)
 
 
 def test_links_to_statements_and_equations_have_previews(site: Path) -> None:
@@ -232,9 +236,3 @@ def test_the_renderer_plugin_is_registered() -> None:
     from seqrmt_book.figures import FigureRenderer
 
     assert load_renderer("seqrmt") is FigureRenderer
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _no_leftovers():
-    yield
-    shutil.rmtree(ROOT / "_build" / "scratch-does-not-exist", ignore_errors=True)
