@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from scratch_sphinx import build_html
 from seqrmt_book import STATIC, previews, theme, typeset
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -114,14 +115,7 @@ def _png(width: int, height: int) -> bytes:
 
 
 def _build(src: Path, *, fresh: bool) -> Path:
-    from sphinx.application import Sphinx
-
-    out = src / "_build"
-    app = Sphinx(
-        str(src), str(src), str(out / "html"), str(out / "doctrees"), "html", status=None, warning=None, freshenv=fresh
-    )
-    app.build()
-    return out / "html"
+    return build_html(src, fresh=fresh)[1]
 
 
 @pytest.fixture(scope="module")

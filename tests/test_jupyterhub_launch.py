@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from scratch_sphinx import build_html
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTER = "book/03_bbp"
@@ -39,8 +40,6 @@ def _free_port() -> int:
 def _button_url(tmp: Path, hub: str) -> str:
     """The JupyterHub link of the chapter page, built with the book's own repository and
     launch-button settings and ``jupyterhub_url = hub``."""
-    from sphinx.application import Sphinx
-
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
     repo, buttons = config["repository"], dict(config["launch_buttons"])
     buttons["jupyterhub_url"] = hub
@@ -61,18 +60,8 @@ def _button_url(tmp: Path, hub: str) -> str:
         f"html_theme_options = {options!r}\nsuppress_warnings = ['mystnb.unknown_mime_type']\n",
         encoding="utf-8",
     )
-    app = Sphinx(
-        str(src),
-        str(src),
-        str(src / "_build"),
-        str(src / "_doctrees"),
-        "html",
-        status=None,
-        warning=None,
-        freshenv=True,
-    )
-    app.build()
-    page = (src / "_build" / f"{CHAPTER}.html").read_text(encoding="utf-8")
+    _, html = build_html(src)
+    page = (html / f"{CHAPTER}.html").read_text(encoding="utf-8")
     links = re.findall(r'href="([^"]*/hub/user-redirect/git-pull\?[^"]*)"', page)
     assert links, "no JupyterHub launch button on the chapter page"
     return links[0].replace("&amp;", "&")

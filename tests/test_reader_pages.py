@@ -30,6 +30,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted(p.stem for p in (ROOT / "book").glob("0[0-9]_*.ipynb"))
 
+from scratch_sphinx import build_html
 from seqrmt_book import reading
 
 _SENTENCE = re.compile(
@@ -150,7 +151,6 @@ def _notebook() -> dict:
 
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory):
-    from sphinx.application import Sphinx
 
     src = tmp_path_factory.mktemp("reading")
     (src / "book").mkdir()
@@ -163,12 +163,8 @@ def scratch(tmp_path_factory):
         "suppress_warnings = ['mystnb.unknown_mime_type']\n",
         encoding="utf-8",
     )
-    out = src / "_build"
-    app = Sphinx(
-        str(src), str(src), str(out / "html"), str(out / "doctrees"), "html", status=None, warning=None, freshenv=True
-    )
-    app.build()
-    return app.env.get_doctree("book/01_scratch"), out / "html"
+    app, html = build_html(src)
+    return app.env.get_doctree("book/01_scratch"), html
 
 
 def test_the_scratch_page_states_what_its_doctree_holds(scratch):

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from scratch_sphinx import build_html
 from seqrmt_book import students
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -123,8 +124,6 @@ The threshold of {title} is found by a worked computation.
 
 
 def _scratch(folder: Path, edition: str) -> Path:
-    from sphinx.application import Sphinx
-
     src = folder / edition
     src.mkdir()
     (src / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "1.0"\n', encoding="utf-8")
@@ -138,12 +137,7 @@ def _scratch(folder: Path, edition: str) -> Path:
     (src / "index.md").write_text("# Home\n\n```{toctree}\nheld\nreleased\n```\n", encoding="utf-8")
     (src / "held.md").write_text(PAGE.format(title="Held", label="ex-held"), encoding="utf-8")
     (src / "released.md").write_text(PAGE.format(title="Released", label="ex-rel"), encoding="utf-8")
-    out = src / "_build"
-    app = Sphinx(
-        str(src), str(src), str(out / "html"), str(out / "doctrees"), "html", status=None, warning=None, freshenv=True
-    )
-    app.build()
-    return out / "html"
+    return build_html(src)[1]
 
 
 def test_a_scratch_students_edition(tmp_path: Path) -> None:
