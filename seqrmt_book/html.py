@@ -68,8 +68,8 @@ def _with_attributes(tag: str, extra: str) -> str:
     return tag
 
 
-#: The name of a code block's ``<pre>`` by the notebook cell part it is in.
 def scroll_box_name(node: Any) -> str:
+    """The name of a code block's ``<pre>``: "Output" inside a notebook cell's output, else "Code"."""
     parent = node.parent
     while parent is not None:
         classes = parent.get("classes", []) if isinstance(parent, nodes.Element) else []

@@ -399,7 +399,8 @@ def _build_finished(app: Any, exception: Exception | None) -> None:
             build.mathjax.close()
 
 
-def _pages(outdir: Path) -> list[Path]:
+def site_pages(outdir: Path) -> list[Path]:
+    """The pages of a built site: its HTML files but the static, source, download, slide and PDF folders."""
     skip = ("_static", "_sources", "_images", "_downloads", "slides", "_pdf")
     return sorted(p for p in outdir.rglob("*.html") if p.relative_to(outdir).parts[0] not in skip)
 
@@ -413,7 +414,7 @@ def check_site(outdir: Path) -> tuple[int, int]:
     outdir = Path(outdir)
     problems: list[str] = []
     pages = formulas = 0
-    for page in _pages(outdir):
+    for page in site_pages(outdir):
         text = page.read_text(encoding="utf-8")
         key = page.relative_to(outdir).as_posix()
         left = len(find_formulas(text))

@@ -151,7 +151,6 @@ def _notebook() -> dict:
 
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory):
-
     src = tmp_path_factory.mktemp("reading")
     (src / "book").mkdir()
     (src / "book" / "01_scratch.ipynb").write_text(json.dumps(_notebook()), encoding="utf-8")

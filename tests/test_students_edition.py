@@ -12,6 +12,7 @@ without the solutions of its exercises.
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import os
@@ -171,6 +172,7 @@ _SOLUTION = re.compile(r'<div class="solution[^"]*" id="([^"]+)">')
 _SET_ASIDE = re.compile(r'<mjx-container.*?</mjx-container>|<pre\b.*?</pre>|<p class="admonition-title">.*?</p>', re.S)
 
 
+@functools.lru_cache(maxsize=1)
 def _solution_runs() -> dict[str, list[str]]:
     """For every solution of the full edition, up to three runs of 10 of its plain words (no
     math, no code): key ``page#id``.  A solution is found when all its runs are (one run may

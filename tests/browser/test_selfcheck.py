@@ -247,6 +247,7 @@ def test_self_checks_at_phone_width(browser, site_url, mode) -> None:
 
 # ------------------------------------------------------------------ previews
 from seqrmt_book import previews as seqrmt_previews
+from seqrmt_book import typeset
 
 _REF = re.compile(r'<a class="(seqrmt-has-preview )?reference internal" href="([^"#]*)#([^"]+)"')
 
@@ -265,11 +266,8 @@ def _previewable(page: str, element_id: str) -> bool:
 def test_every_statement_reference_has_a_preview(built_site) -> None:
     """Links to statements, exercises and numbered equations carry a preview whose script
     exists, with typeset math and nothing focusable; links elsewhere carry none."""
-    skip = ("_static", "_sources", "_images", "_downloads", "slides", "_pdf")
     pages = {
-        p.relative_to(built_site).as_posix(): p.read_text(encoding="utf-8")
-        for p in built_site.rglob("*.html")
-        if p.relative_to(built_site).parts[0] not in skip
+        p.relative_to(built_site).as_posix(): p.read_text(encoding="utf-8") for p in typeset.site_pages(built_site)
     }
     problems, marked = [], 0
     for rel, text in pages.items():
