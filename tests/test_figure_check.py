@@ -158,6 +158,36 @@ def test_bar_label_under_the_legend():
     assert any("covers annotation '6.57'" in p for p in problems), problems
 
 
+def test_a_log_axis_without_numbers():
+    """A log axis over less than a decade labels no value; over less than two decades one.
+    seqrmt.plots.log_ticks labels it; chosen, removed or hidden ticks are not reported."""
+
+    def log_figure(lo, hi):
+        fig, (a1, a2) = srp.figure(2, width=6.4, height=3.0, sharey=True)
+        for ax in (a1, a2):
+            ax.semilogy([200, 400, 800], [lo, (lo * hi) ** 0.5, hi], "o-")
+            ax.minorticks_off()
+        srp.readable_fonts(fig)
+        return fig, a1, a2
+
+    for lo, hi, shown in ((0.012, 0.07, 0), (0.002, 0.05, 1)):
+        fig, a1, a2 = log_figure(lo, hi)
+        problems = srp.figure_problems(fig)
+        assert f"the y axis of panel 1 labels {shown} value(s)" in " ".join(problems), problems
+        assert not any("panel 2" in p for p in problems), problems  # its labels are hidden (sharey)
+        srp.log_ticks(a1)
+        assert "scale unreadable" not in kinds(srp.figure_problems(fig))
+        a1.set_yticks([])  # no ticks at all: the figure's choice
+        assert "scale unreadable" not in kinds(srp.figure_problems(fig))
+    fig, a1, _ = log_figure(1e-4, 1e-1)  # three decades: matplotlib's own ticks
+    assert "scale unreadable" not in kinds(srp.figure_problems(fig))
+    with pytest.raises(ValueError, match="which"):
+        srp.log_ticks(a1, "z")
+    fig, ax = srp.figure()
+    with pytest.raises(ValueError, match="log-scaled y axis"):
+        srp.log_ticks(ax)
+
+
 def test_arguments_are_validated():
     with pytest.raises(TypeError, match="fig"):
         srp.figure_problems("not a figure")

@@ -20,7 +20,12 @@ could not read:
   pixels (``seqrmt_book/figures.py`` gives an inline figure its CSS width
   ``w * 100``; an explorer frame is ``w * dpi`` wide);
 * axes squeezed to slivers (less than :data:`MIN_AXES_CSS_PX` CSS pixels wide or
-  high at the desktop size).
+  high at the desktop size);
+* an axis whose scale cannot be read: its automatic ticks label fewer than two
+  values in view (a log axis spanning less than a decade shows no number at all,
+  one spanning less than two decades a single one).  Ticks the figure chose
+  (``set_xticks``), switched off (``set_yticks([])``) or whose labels it hid
+  (shared axes) are the figure's choice and not reported.
 
 Every figure the book renders goes through :func:`seqrmt.plots.render_png` (the
 inline display hook and the frames of :func:`seqrmt.widgets.explore` and
@@ -87,6 +92,24 @@ def _ticks_drawn(axis):
         return axis._update_ticks()
     except Exception:  # pragma: no cover - private API changed
         return axis.get_major_ticks()
+
+
+def _labelled_ticks(axis) -> int | None:
+    """How many ticks of ``axis`` in view carry a label, or None where the count is the
+    figure's choice: a hidden axis, fixed or no ticks, or tick labels switched off."""
+    from matplotlib.ticker import FixedLocator, NullLocator
+
+    if not axis.get_visible() or isinstance(axis.get_major_locator(), (FixedLocator, NullLocator)):
+        return None
+    sides = ("labelleft", "labelright") if axis.axis_name == "y" else ("labelbottom", "labeltop")
+    params = axis.get_tick_params(which="major")
+    if not any(params.get(side, side in ("labelleft", "labelbottom")) for side in sides):
+        return None  # labels switched off (shared axes, label_outer)
+    ticks = _ticks_drawn(axis)
+    labelled = sum(
+        any(lab.get_visible() and str(lab.get_text()).strip() for lab in (t.label1, t.label2)) for t in ticks
+    )
+    return labelled
 
 
 def _is_colorbar(ax) -> bool:
@@ -446,6 +469,13 @@ def _problems(fig, renderer, *, css_dpi, css_width, columns, min_px, max_legend_
             problems.append(
                 f"axes squeezed: {_axes_name(fig, ax)} is {w:.0f} x {h:.0f} CSS px (needs {min_axes_px:g} each way)"
             )
+        for axis, name in ((ax.xaxis, "x"), (ax.yaxis, "y")):
+            labelled = _labelled_ticks(axis)
+            if labelled is not None and labelled < 2:
+                problems.append(
+                    f"scale unreadable: the {name} axis of {_axes_name(fig, ax)} labels {labelled} value(s) "
+                    f"({axis.get_scale()} scale; label more ticks, e.g. seqrmt.plots.log_ticks)"
+                )
         bars = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_visible() and p.get_height() > 0]
         tops = [p.get_y() + p.get_height() for p in bars]
         for p in ax.patches:

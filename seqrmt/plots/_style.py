@@ -12,6 +12,7 @@ displayed in a notebook, the PNG output carries the alt text in its output metad
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "MIN_TEXT_PX",
     "legend_below",
     "legend_right",
+    "log_ticks",
 ]
 
 #: One color per weighting, used in every chapter.
@@ -429,3 +431,65 @@ def legend_right(ax, *, fontsize="small", **kw):
     kw.setdefault("loc", "center left")
     kw.setdefault("bbox_to_anchor", (1.02, 0.5))
     return ax.legend(fontsize=fontsize, frameon=False, **kw)
+
+
+def log_ticks(ax, which: str = "y"):
+    """Label a log axis so that its scale can be read, whatever its span.
+
+    Where at least two powers of ten are in view, the axis keeps matplotlib's ticks at the
+    powers of ten; over a shorter span its labelled ticks are 1, 2 and 5 times the powers of
+    ten, and over less than a factor of five every integer multiple of them.  The choice is
+    made when the figure is drawn, so it follows the final limits.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Axes with a log-scaled ``which`` axis.
+    which : {"x", "y", "both"}, default "y"
+        The axis (or both) to label.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax``.
+
+    Raises
+    ------
+    ValueError
+        If ``which`` is not one of the three names, or the axis is not log-scaled.
+    """
+    import numpy as np
+    from matplotlib.ticker import LogFormatterSciNotation, NullFormatter
+
+    if which not in ("x", "y", "both"):
+        raise ValueError(f"which must be 'x', 'y' or 'both', got {which!r}")
+    for name in ("x", "y") if which == "both" else (which,):
+        axis = getattr(ax, f"{name}axis")
+        if axis.get_scale() != "log":
+            raise ValueError(f"log_ticks needs a log-scaled {name} axis, got the scale {axis.get_scale()!r}")
+        axis.set_major_locator(_readable_log_locator_class()())
+        axis.set_major_formatter(LogFormatterSciNotation(labelOnlyBase=False, minor_thresholds=(np.inf, np.inf)))
+        axis.set_minor_formatter(NullFormatter())
+    return ax
+
+
+@functools.cache
+def _readable_log_locator_class():
+    import numpy as np
+    from matplotlib.ticker import LogLocator
+
+    class ReadableLogLocator(LogLocator):
+        """Powers of ten where two are in view; else 1-2-5 multiples; else 1-9 multiples."""
+
+        def tick_values(self, vmin, vmax):
+            lo, hi = sorted((float(vmin), float(vmax)))
+            if not (lo > 0 and np.isfinite(hi)):
+                return super().tick_values(vmin, vmax)
+            k = np.arange(np.floor(np.log10(lo)), np.ceil(np.log10(hi)) + 1)
+            for subs in ((1.0,), (1.0, 2.0, 5.0), tuple(range(1, 10))):
+                ticks = np.sort(np.concatenate([m * 10.0**k for m in subs]))
+                if np.count_nonzero((ticks >= lo * (1 - 1e-9)) & (ticks <= hi * (1 + 1e-9))) >= 2:
+                    return super().tick_values(vmin, vmax) if len(subs) == 1 else ticks
+            return ticks
+
+    return ReadableLogLocator

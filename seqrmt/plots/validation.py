@@ -27,6 +27,7 @@ from ._style import (
     legend_below,
     legend_right,
     finish,
+    log_ticks,
     fmt,
     plain_text,
     set_alt,
@@ -387,6 +388,7 @@ def validation_scaling(*, rows=None, quantity: str = "lambda_signal"):
         ax.set_xticks(allds)
         ax.set_xticklabels([f"{int(x)}" for x in allds])
         ax.minorticks_off()
+        log_ticks(ax, "y")
     rel = " (relative)" if quantity.startswith("lambda") else ""
     qname = {"lambda_signal": r"$\lambda_{\rm signal}$", "overlap_signal": r"$|\hat u^\top u|^2$"}.get(
         quantity, quantity.replace("_", " ")
@@ -479,6 +481,7 @@ def validation_bulk_T(*, rows=None):
     axes[1].set_xticks(dd)
     axes[1].set_xticklabels([f"{int(x)}" for x in dd])
     axes[1].minorticks_off()
+    log_ticks(axes[1], "y")
     finish(axes[1], xlabel="$d$", ylabel=r"Kolmogorov distance $D$", legend=False)
     legend_right(axes[1], fontsize="x-small")
     r0 = rows[0]
