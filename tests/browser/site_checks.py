@@ -424,12 +424,50 @@ def search_problems(page, base_url: str, terms=SEARCH_TERMS, timeout_ms: int = 3
     return problems
 
 
+#: Whether the page scrolls sideways: null, or its scroll width and the elements of the article
+#: that stick out first.
+JS_PAGE_OVERFLOW = """
+() => {
+  const root = document.scrollingElement || document.documentElement;
+  const width = root.clientWidth;
+  if (root.scrollWidth <= width + 1) return null;
+  const culprits = Array.from(document.querySelectorAll('main *'))
+    .filter(e => e.getBoundingClientRect().right > width + 1)
+    .filter(e => !e.parentElement || e.parentElement.getBoundingClientRect().right <= width + 1)
+    .slice(0, 3).map(e => e.tagName.toLowerCase() + (e.className && e.className.baseVal === undefined
+                     ? '.' + e.className.split(' ').slice(0, 2).join('.') : ''));
+  return {scrollWidth: root.scrollWidth, width: width, culprits: culprits};
+}
+"""
+
+#: Where the icon of each visible search form ends and where its field's typed text starts.
+JS_SEARCH_ICONS = """
+() => Array.from(document.querySelectorAll('form.bd-search')).filter(f => f.getClientRects().length > 0)
+  .map(f => { const icon = f.querySelector('.fa-magnifying-glass'), input = f.querySelector('input');
+    if (!icon || !input) return null;
+    const i = icon.getBoundingClientRect(), r = input.getBoundingClientRect();
+    const text = r.left + parseFloat(getComputedStyle(input).paddingLeft) + parseFloat(getComputedStyle(input).borderLeftWidth);
+    const sameRow = i.top < r.bottom && i.bottom > r.top;
+    return {icon: Math.round(i.right), text: Math.round(text), sameRow: sameRow}; })
+  .filter(Boolean)
+"""
+
+
+def search_icon_problems(page, where: str) -> list[str]:
+    """The magnifying glass of every visible search form ends before its field's text starts."""
+    return [
+        f"{where}: the search icon covers the typed text (icon ends at {f['icon']} px, text starts at {f['text']} px)"
+        for f in page.evaluate(JS_SEARCH_ICONS)
+        if f["sameRow"] and f["icon"] > f["text"]
+    ]
+
+
 def search_field_problems(
     page, base_url: str, page_name: str, term: str = "Stieltjes", timeout_ms: int = 30_000
 ) -> list[str]:
     """Search as a reader does: on ``page_name``, press the one search button that is
-    visible, type ``term`` into the field it opens and press Enter; the search page must
-    then list results.  ``page`` is a fresh Playwright page at the width to check."""
+    visible, type ``term`` into the field it opens (its icon must not cover the typed text)
+    and press Enter; the search page must then list results.  ``page`` is a fresh Playwright page at the width to check."""
     page.goto(f"{base_url}/{page_name}.html", wait_until="load", timeout=timeout_ms)
     page.wait_for_load_state("networkidle", timeout=timeout_ms)
     buttons = page.locator(".search-button__button:visible")
@@ -442,13 +480,16 @@ def search_field_problems(
     except Exception:  # playwright's TimeoutError
         return [f"{page_name}: the search button opened no search field"]
     field.fill(term)
+    problems = search_icon_problems(page, f"{page_name}, search dialog")
     field.press("Enter")
     page.wait_for_url("**/search.html?q=*", timeout=timeout_ms)
     deadline = time.monotonic() + timeout_ms / 1000
     while not page.evaluate(JS_SEARCH_DONE) and time.monotonic() < deadline:
         page.wait_for_timeout(100)
     found = page.evaluate(JS_SEARCH_RESULTS)
-    return [] if found["results"] else [f"search field, {term!r}: no result listed ({found['summary']!r})"]
+    if not found["results"]:
+        problems.append(f"search field, {term!r}: no result listed ({found['summary']!r})")
+    return problems + search_icon_problems(page, "search page")
 
 
 #: Where a panel is and whether a reader sees it: its box, its visibility, and whether the

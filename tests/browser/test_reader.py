@@ -6,7 +6,9 @@ which it must report: a check that cannot fail is not a check.
 
 * **Search**: ``search.html?q=<term>`` lists results for "Stieltjes", "BBP", "kappa" and
   "harmonic" and logs no console error.  Planted: ``doctools.js`` postponed after
-  ``searchtools.js`` (which then throws ``_ready is not defined``).
+  ``searchtools.js`` (which then throws ``_ready is not defined``).  The search field's
+  magnifying glass leaves the typed text clear.  Planted: the theme's absolute placement of
+  the icon over the field.
 * **Sidebar buttons**: at 390 px the visible menu (☰) and contents buttons open their
   panels (visible, on screen, on top, with links) and Escape closes them; at 1280 px the
   menu button collapses the sidebar and brings it back.  Planted: the theme's hidden
@@ -22,7 +24,8 @@ which it must report: a check that cannot fail is not a check.
 * **Phone width**: every formula of chapter 3 at 390 px, display or inline (the long ones
   in its proofs), lies inside its box, or scrolls inside it: nothing is cut off at the
   right edge.  Planted: the theme's clipping of inline formulas (``span.math``, overflow
-  hidden) and display equations that do not scroll in a box that clips.
+  hidden) and display equations that do not scroll in a box that clips.  The General Index
+  does not scroll sideways at 390 px.  Planted: Sphinx's table of index columns.
 """
 
 from __future__ import annotations
@@ -158,6 +161,32 @@ def test_search_field_check_catches_a_second_button(new_page, site_url):
     )
     problems = site_checks.search_field_problems(page, site_url, LIGHT_PAGE)
     assert any("2 visible search buttons" in p for p in problems), problems
+
+
+def test_search_icon_check_catches_an_icon_over_the_text(new_page, site_url):
+    page = new_page(390)
+    # planted: the theme's own placement of the icon, over the field's padding
+    _rewrite(page, "**/_static/seqrmt/site.css*", lambda css: css.replace("position: static;", "position: absolute;"))
+    problems = site_checks.search_field_problems(page, site_url, LIGHT_PAGE)
+    assert any("search dialog: the search icon covers the typed text" in p for p in problems), problems
+
+
+def test_general_index_fits_a_phone(new_page, site_url):
+    """The General Index at 390 px: its columns follow each other, nothing runs off the screen."""
+    page = new_page(390, 844)
+    _open(page, f"{site_url}/genindex.html")
+    assert page.locator("table.genindextable td a").count() > 100, "the General Index lists too few entries"
+    wide = page.evaluate(site_checks.JS_PAGE_OVERFLOW)
+    assert wide is None, f"the General Index scrolls sideways at 390 px: {wide}"
+    # planted: Sphinx's table of columns, as the theme leaves it
+    page.add_style_tag(
+        content="table.genindextable{display:table!important;overflow-wrap:normal!important}"
+        "table.genindextable>tbody{display:table-row-group!important}"
+        "table.genindextable>tbody>tr{display:table-row!important}"
+        "table.genindextable>tbody>tr>td{display:table-cell!important;width:33%!important}"
+    )
+    wide = page.evaluate(site_checks.JS_PAGE_OVERFLOW)
+    assert wide and wide["scrollWidth"] > 390, wide
 
 
 # ------------------------------------------------------------------ axe with formulas set aside

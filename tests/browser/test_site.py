@@ -446,20 +446,6 @@ def _check_accessibility(page, problems: list[str], page_name: str = "") -> None
             problems.append(f"focused slider handle shows no focus ring (outline {ring})")
 
 
-JS_PAGE_OVERFLOW = """
-() => {
-  const root = document.scrollingElement || document.documentElement;
-  const width = root.clientWidth;
-  if (root.scrollWidth <= width + 1) return null;
-  const culprits = Array.from(document.querySelectorAll('main *'))
-    .filter(e => e.getBoundingClientRect().right > width + 1)
-    .filter(e => !e.parentElement || e.parentElement.getBoundingClientRect().right <= width + 1)
-    .slice(0, 3).map(e => e.tagName.toLowerCase() + (e.className && e.className.baseVal === undefined
-                     ? '.' + e.className.split(' ').slice(0, 2).join('.') : ''));
-  return {scrollWidth: root.scrollWidth, width: width, culprits: culprits};
-}
-"""
-
 JS_EQUATIONS_MARKED = """
 () => Array.from(document.querySelectorAll('main div.math, main div.amsmath'))
   .every(b => (b.scrollWidth > b.clientWidth + 1) === b.classList.contains('seqrmt-scrolls'))
@@ -474,7 +460,7 @@ def _check_phone_width(page, problems: list[str]) -> None:
     # Sections far from the viewport are not laid out (content-visibility): lay every section
     # out, so that each equation is laid out at this width and checked (as scrolling to it would).
     site_checks.lay_out_everything(page)
-    wide = page.evaluate(JS_PAGE_OVERFLOW)
+    wide = page.evaluate(site_checks.JS_PAGE_OVERFLOW)
     if wide:
         problems.append(f"at 390 px the page scrolls sideways ({wide['scrollWidth']} px wide): {wide['culprits']}")
     if page.evaluate("() => document.querySelectorAll('main div.math, main div.amsmath').length > 0"):
