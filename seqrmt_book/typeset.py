@@ -19,6 +19,9 @@ input) running in Node.js (``mathjax_render.js``; the build-time components are 
   some pages, so the formulas of every page are kept in ``<doctrees>/seqrmt-math.json``
   and the stylesheet is made from all of them.
 * No page loads MathJax.
+* An inline formula and the punctuation right after it (``$x$,``) stay on one line: a
+  post-transform wraps them in ``<span class="seqrmt-nobr">`` (``white-space: nowrap`` in
+  ``site.css``), so that no line of the page starts with the comma after a formula.
 
 A TeX error in any formula (an undefined macro, a missing brace) fails the build with the
 page and the formula.  Node.js (>= 18) comes with the Python requirements: the
@@ -349,6 +352,44 @@ def visit_displaymath(self: Any, node: Any) -> None:
     raise nodes.SkipNode
 
 
+#: Punctuation that belongs to the end of the formula before it (closing marks, stops, commas).
+_TRAILING_PUNCTUATION = re.compile(r"^[,.;:!?)\]\u2019\u201d\u2026]+")
+
+
+def _no_break_before_punctuation_class():
+    from docutils import nodes
+    from sphinx.transforms.post_transforms import SphinxPostTransform
+
+    class NoBreakBeforePunctuation(SphinxPostTransform):
+        """``math`` + ``Text(",...")`` -> ``inline.seqrmt-nobr(math, Text(","))`` + ``Text("...")``."""
+
+        default_priority = 900
+        formats = ("html",)
+
+        def run(self, **kwargs: Any) -> None:
+            for math in list(self.document.findall(nodes.math)):
+                parent = math.parent
+                if parent is None or isinstance(parent, nodes.inline) and "seqrmt-nobr" in parent["classes"]:
+                    continue
+                index = parent.index(math)
+                after = parent[index + 1] if index + 1 < len(parent) else None
+                match = _TRAILING_PUNCTUATION.match(after.astext()) if isinstance(after, nodes.Text) else None
+                if not match:
+                    continue
+                rest = after.astext()[match.end() :]
+                wrapper = nodes.inline("", "", classes=["seqrmt-nobr"])
+                parent.remove(math)
+                wrapper += math
+                wrapper += nodes.Text(match.group(0))
+                parent.insert(index, wrapper)
+                if rest:
+                    parent.replace(after, nodes.Text(rest))
+                else:
+                    parent.remove(after)
+
+    return NoBreakBeforePunctuation
+
+
 def _config_inited(app: Any, config: Any) -> None:
     config.html_math_renderer = RENDERER_NAME
 
@@ -459,6 +500,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def setup(app: Any) -> dict[str, Any]:
     app.add_html_math_renderer(RENDERER_NAME, (visit_math, None), (visit_displaymath, None))
+    app.add_post_transform(_no_break_before_punctuation_class())
     app.connect("config-inited", _config_inited)
     app.connect("html-page-context", _page_context)
     app.connect("build-finished", _build_finished)

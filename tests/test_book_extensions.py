@@ -141,6 +141,11 @@ def test_math_is_typeset_as_the_page_is_written(site: Path) -> None:
     assert "\\(" not in page and "\\[" not in page
     assert not re.search(r"<script[^>]*mathjax|MathJax\s*=", page, flags=re.I)  # no MathJax in the browser
     assert '<span class="eqno">(1)<a class="headerlink" href="#equation-eq-s"' in page
+    # "with $\\beta$." : the formula and its full stop on one line; a formula before a word is not wrapped
+    assert page.count('<span class="seqrmt-nobr"><span class="math notranslate nohighlight">') == 1
+    assert re.search(
+        r'<span class="seqrmt-nobr"><span class="math[^"]*">.*?</mjx-container></span>\.</span>', page, re.S
+    )
     assert 'href="_static/seqrmt/math.css' in page
     assert "math.css" not in _read(site, "citations.html")  # no math: no stylesheet
     assert typeset.check_site(site) == (2, 4)  # page.html 3, other.html 1
