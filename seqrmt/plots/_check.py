@@ -105,11 +105,10 @@ def _labelled_ticks(axis) -> int | None:
     params = axis.get_tick_params(which="major")
     if not any(params.get(side, side in ("labelleft", "labelbottom")) for side in sides):
         return None  # labels switched off (shared axes, label_outer)
-    ticks = _ticks_drawn(axis)
-    labelled = sum(
-        any(lab.get_visible() and str(lab.get_text()).strip() for lab in (t.label1, t.label2)) for t in ticks
+    return sum(
+        any(lab.get_visible() and str(lab.get_text()).strip() for lab in (t.label1, t.label2))
+        for t in _ticks_drawn(axis)
     )
-    return labelled
 
 
 def _is_colorbar(ax) -> bool:

@@ -438,8 +438,8 @@ def log_ticks(ax, which: str = "y"):
 
     Where at least two powers of ten are in view, the axis keeps matplotlib's ticks at the
     powers of ten; over a shorter span its labelled ticks are 1, 2 and 5 times the powers of
-    ten, and over less than a factor of five every integer multiple of them.  The choice is
-    made when the figure is drawn, so it follows the final limits.
+    ten, and where fewer than two of those are in view, every integer multiple of them.  The
+    choice is made when the figure is drawn, so it follows the final limits.
 
     Parameters
     ----------
