@@ -467,7 +467,8 @@ def search_field_problems(
 ) -> list[str]:
     """Search as a reader does: on ``page_name``, press the one search button that is
     visible, type ``term`` into the field it opens (its icon must not cover the typed text)
-    and press Enter; the search page must then list results.  ``page`` is a fresh Playwright page at the width to check."""
+    and press Enter; the search page must then list results.  ``page`` is a fresh Playwright
+    page at the width to check."""
     page.goto(f"{base_url}/{page_name}.html", wait_until="load", timeout=timeout_ms)
     page.wait_for_load_state("networkidle", timeout=timeout_ms)
     buttons = page.locator(".search-button__button:visible")
