@@ -28,6 +28,9 @@ module                   what it does
 ``previews``             previews of references to statements, exercises and equations
 ``numbering``            one numbering scheme on the website and in the PDF
 ``reading``              the reading time of every chapter page; the index of results
+``products``             links to the PDF, slides, downloads and editions, left out when a
+                         build did not make them
+``repository``           the repository the site names: the workflow's own in a fork
 ``toc``                  the pages of ``_toc.yml`` in order, for the tests and scripts (not an
                          extension)
 =======================  ===================================================================
@@ -55,6 +58,8 @@ EXTENSIONS = (
     "previews",
     "numbering",
     "reading",
+    "products",
+    "repository",
 )
 
 
