@@ -15,8 +15,14 @@
   edition and version.  The folder keeps the archives of earlier versions beside the current one
   (a new build never deletes them), so that a syllabus can pin the numbering it cites to an edition.
 
-Run after the build (``python scripts/build_downloads.py``; ``.ci/run`` does, then runs every
-notebook of the zip with nbval in a fresh environment of its requirements).
+* ``_build/html/_downloads/problems/<set>.ipynb``: the students' notebook of each problem set, which
+  the problem-sets page links.
+
+``python scripts/build_downloads.py`` makes all of them (the archives after the build of the
+websites); ``--no-sites`` the zip and the students' notebooks only, ``--sites-only`` the archives
+only.  ``scripts/publish.py`` runs both halves in their place among the builds;
+``scripts/check_downloads.sh`` runs every notebook of the zip with nbval in a fresh environment of
+its requirements (the scheduled workflow).
 """
 
 from __future__ import annotations
@@ -119,25 +125,43 @@ def site_archive(site: Path, target: Path) -> Path:
     return target
 
 
+def problem_downloads(target: Path, problems: list[Path]) -> list[Path]:
+    """Copy each problem set's students' notebook to ``target/<set>.ipynb`` (the problem-sets
+    page links them there); the folder holds nothing else."""
+    import shutil
+
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    return [Path(shutil.copy2(nb, target / nb.name)) for nb in problems]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="The notebooks zip and the archives of the built editions.")
-    parser.add_argument("--no-sites", action="store_true", help="only the notebooks zip")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument(
+        "--no-sites", action="store_true", help="only the notebooks zip and the sets' students' notebooks"
+    )
+    which.add_argument("--sites-only", action="store_true", help="only the archives of the built websites")
     args = parser.parse_args(argv)
-    if not (SITE / "index.html").is_file():
-        print("build the book first: jupyter-book build . -n -W --keep-going", file=sys.stderr)
-        return 1
     from seqrmt_book.editions import book_version
 
     version = book_version(ROOT)
-    out = notebooks_zip(SITE / "_downloads" / ZIP_NAME, chapter_notebooks(), problem_notebooks(), version)
-    print(f"{out.relative_to(ROOT)}: {len(zipfile.ZipFile(out).namelist())} files, {out.stat().st_size // 1024} KB")
+    if not args.sites_only:
+        problems = problem_notebooks()
+        out = notebooks_zip(SITE / "_downloads" / ZIP_NAME, chapter_notebooks(), problems, version)
+        print(f"{out.relative_to(ROOT)}: {len(zipfile.ZipFile(out).namelist())} files, {out.stat().st_size // 1024} KB")
+        copied = problem_downloads(SITE / "_downloads" / "problems", problems)
+        print(f"{len(copied)} students' notebooks of the problem sets in {copied[0].parent.relative_to(ROOT)}/")
     if not args.no_sites:
+        if not (SITE / "index.html").is_file():
+            print("build the book first: jupyter-book build . -n -W --keep-going", file=sys.stderr)
+            return 1
         for edition, site in (("full", SITE), ("students", STUDENTS_SITE)):
             if (site / "index.html").is_file():
                 archive = site_archive(site, EDITIONS / f"seqrmt-book-{version}-{edition}-site.zip")
                 print(f"{archive.relative_to(ROOT)}: {archive.stat().st_size // (1024 * 1024)} MB")
-    kept = sorted(p.name for p in EDITIONS.glob("*.zip")) if EDITIONS.is_dir() else []
-    print(f"editions kept in {EDITIONS.relative_to(ROOT)}/: {', '.join(kept) or 'none'}")
+        kept = sorted(p.name for p in EDITIONS.glob("*.zip")) if EDITIONS.is_dir() else []
+        print(f"editions kept in {EDITIONS.relative_to(ROOT)}/: {', '.join(kept) or 'none'}")
     return 0
 
 

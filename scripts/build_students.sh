@@ -21,6 +21,11 @@ if [ "$(readlink "$out/_build/.jupyter_cache" 2>/dev/null)" != "$cache" ]; then
     rm -rf "$out/_build/.jupyter_cache"
     ln -s "$cache" "$out/_build/.jupyter_cache"
 fi
+# The edition's PDF is built right after its website, which therefore links it (the products a
+# page links: seqrmt_book/products.py); --html: no PDF, no link.
+if [ "${1:-}" != "--html" ]; then
+    export SEQRMT_PRODUCTS="${SEQRMT_PRODUCTS:-pdf}"
+fi
 scripts/without_system_node.sh jupyter-book build . --path-output "$out" -n -W --keep-going
 echo "students' edition: $out/_build/html/index.html"
 if [ "${1:-}" != "--html" ]; then

@@ -1,0 +1,283 @@
+#!/usr/bin/env python
+"""Assemble the whole published site, exactly as it is deployed, in one folder.
+
+::
+
+    python scripts/publish.py _build/site            # everything (the PDF needs TeX)
+    python scripts/publish.py _build/site --no-pdf   # without TeX: no PDF, and no link to it
+
+First every notebook whose cached execution is missing or stale is executed, two kernels at a time,
+into the execution cache (``scripts/execute_notebooks.py``; nothing when the cache is warm).  Then,
+in order, each step takes every notebook's outputs from that cache (``_build/.jupyter_cache``,
+``seqrmt_book/cache.py``), so that nothing is executed twice:
+
+1. the PDF edition (``scripts/build_pdf.sh``) beside the website (the README's build command, with
+   ``SEQRMT_PRODUCTS`` declaring the products below, so that the pages link to them:
+   ``seqrmt_book/products.py``), whose math is then checked (``python -m seqrmt_book.typeset --check``);
+2. the lecture slides (``scripts/build_slides.py``);
+3. the problem sets' students' notebooks and the notebooks zip (``scripts/build_downloads.py
+   --no-sites``, which generates the sets with ``problems/generate.py`` when they are stale);
+4. the students' edition (``scripts/build_students.sh``), with the students' notebooks of the sets;
+5. the archive of each edition's website (``scripts/build_downloads.py --sites-only``: the frozen
+   editions, ``_build/editions/``, which keeps the archives of earlier versions);
+6. the site: the full edition at the root of ``OUT``, the students' edition in ``OUT/students/``,
+   the frozen editions in ``OUT/editions/`` with a page that lists them;
+7. a link check of every page of ``OUT``, offline, with LinkChecker: a broken internal link or a
+   missing file fails the command.
+
+The folder works from any static host, at its root or under a subpath (every link of the site is
+relative).  A summary (size, pages, links checked, seconds) is printed and written to
+``_build/reports/publish.json``.  ``GITHUB_REPOSITORY`` (set in a GitHub workflow) makes the site
+name that repository (``seqrmt_book/repository.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import html
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILD = ROOT / "_build"
+SITE = BUILD / "html"
+STUDENTS_SITE = BUILD / "students" / "_build" / "html"
+EDITIONS = BUILD / "editions"
+REPORT = BUILD / "reports" / "publish.json"
+#: The products the full edition carries (``SEQRMT_PRODUCTS``), without the PDF.
+FULL_PRODUCTS = ("slides", "notebooks", "problems", "students", "editions")
+
+
+@dataclass
+class LinkReport:
+    """What the link check of a folder found."""
+
+    pages: int = 0
+    checked: int = 0
+    broken: list[tuple[str, str, str]] = field(default_factory=list)  # (url, parent page, result)
+
+    def summary(self) -> str:
+        return f"{self.pages} pages, {self.checked} links and files checked, {len(self.broken)} broken"
+
+
+def pages(folder: Path) -> list[Path]:
+    """Every HTML page under ``folder``."""
+    return sorted(Path(folder).rglob("*.html"))
+
+
+def check_links(folder: Path) -> LinkReport:
+    """Check every link and every file that the pages under ``folder`` load, offline.
+
+    LinkChecker (``linkchecker`` on PyPI) starts from every page, follows what lies inside the
+    folder (pages, stylesheets, scripts, images, fonts named by stylesheets, downloads) and
+    leaves external addresses alone (the weekly workflow checks those).
+
+    Raises
+    ------
+    ValueError
+        ``folder`` has no HTML page.
+    """
+    folder = Path(folder).resolve()
+    start = pages(folder)
+    if not start:
+        raise ValueError(f"folder={folder}: no HTML page to check")
+    cmd = [sys.executable, "-m", "linkcheck", "--no-status", "--no-warnings", "--output=csv", "--recursion-level=-1"]
+    # only what lies inside the folder: other file:// addresses and every other scheme are not followed
+    cmd += ["--ignore-url", f"^(?!file://{folder}/)", *(p.as_uri() for p in start)]
+    run = subprocess.run(cmd, capture_output=True, text=True, cwd=folder)
+    if run.returncode not in (0, 1):
+        raise RuntimeError(f"linkchecker failed ({run.returncode}):\n{run.stderr[-3000:]}")
+    lines = [line for line in run.stdout.splitlines() if line and not line.startswith("#")]
+    report = LinkReport(pages=len(start))
+    for row in csv.DictReader(io.StringIO("\n".join(lines)), delimiter=";"):
+        if row.get("urlname") is None:
+            continue
+        report.checked += 1
+        if row.get("valid", "").strip().lower() not in ("true", "1"):
+            report.broken.append((row.get("urlname", ""), row.get("parentname", ""), row.get("result", "")))
+    return report
+
+
+def _run(cmd: list[str], log: Path | None = None, env: dict[str, str] | None = None) -> None:
+    print("+", " ".join(cmd), flush=True)
+    merged = {**os.environ, **(env or {})}
+    if log is None:
+        subprocess.run(cmd, cwd=ROOT, env=merged, check=True)
+        return
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "w", encoding="utf-8") as out:
+        done = subprocess.run(cmd, cwd=ROOT, env=merged, stdout=out, stderr=subprocess.STDOUT)
+    if done.returncode != 0:
+        print(log.read_text(encoding="utf-8")[-8000:], file=sys.stderr)
+        raise subprocess.CalledProcessError(done.returncode, cmd)
+
+
+def build_site(pdf: bool) -> None:
+    """The executions, then steps 1-5: the website and the PDF side by side, then the slides, the downloads, the
+    students' edition and the archives of the editions."""
+    declared = ",".join((*FULL_PRODUCTS, "pdf") if pdf else FULL_PRODUCTS)
+    logs = BUILD / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    # the two builds below run side by side: each would execute a stale notebook on its own
+    _run([sys.executable, "scripts/execute_notebooks.py", "--jobs", "2"])
+    pdf_job = None
+    if pdf:
+        print("+ scripts/build_pdf.sh (log: _build/logs/pdf.log)", flush=True)
+        pdf_log = open(logs / "pdf.log", "w", encoding="utf-8")  # noqa: SIM115 (closed below)
+        pdf_job = subprocess.Popen(["scripts/build_pdf.sh"], cwd=ROOT, stdout=pdf_log, stderr=subprocess.STDOUT)
+    try:
+        _run(
+            ["scripts/without_system_node.sh", "jupyter-book", "build", ".", "-n", "-W", "--keep-going"],
+            env={"SEQRMT_PRODUCTS": declared},
+        )
+        _run([sys.executable, "-m", "seqrmt_book.typeset", "--check", str(SITE)])
+    finally:
+        if pdf_job is not None:
+            status = pdf_job.wait()
+            pdf_log.close()
+            if status != 0:
+                print((logs / "pdf.log").read_text(encoding="utf-8")[-8000:], file=sys.stderr)
+                raise subprocess.CalledProcessError(status, "scripts/build_pdf.sh")
+            print((logs / "pdf.log").read_text(encoding="utf-8").strip().splitlines()[-1], flush=True)
+    _run([sys.executable, "scripts/build_slides.py"])
+    _run([sys.executable, "scripts/build_downloads.py", "--no-sites"])
+    # the students' edition serves the same students' notebooks of the sets (they hold no solution)
+    target = STUDENTS_SITE / "_downloads" / "problems"
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(SITE / "_downloads" / "problems", target)
+    _run(["scripts/build_students.sh", *([] if pdf else ["--html"])], log=logs / "students.log")
+    _run([sys.executable, "scripts/build_downloads.py", "--sites-only"])
+
+
+def editions_page(folder: Path, version: str) -> Path:
+    """``folder/index.html``: the archives of the editions in ``folder``, newest version first."""
+    rows = []
+    for path in sorted(Path(folder).glob("seqrmt-book-*-site.zip"), key=lambda p: p.name, reverse=True):
+        stem = path.name.removeprefix("seqrmt-book-").removesuffix("-site.zip")
+        number, _, edition = stem.rpartition("-")
+        size = f"{path.stat().st_size / 2**20:.1f} MB"
+        rows.append(
+            f'<li><a href="{html.escape(path.name, quote=True)}">version {html.escape(number)}, '
+            f"{html.escape(edition)} edition</a> ({size}, a zip of the website)</li>"
+        )
+    body = "\n".join(rows) or "<li>No archive yet.</li>"
+    page = Path(folder) / "index.html"
+    page.write_text(
+        f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>Frozen editions - How does attention help? A random-matrix textbook</title>
+<style>body {{ font-family: system-ui, sans-serif; max-width: 42rem; margin: 2rem auto; padding: 0 1rem;
+line-height: 1.5; }} a {{ color: #0b5cad; }} @media (prefers-color-scheme: dark) {{ body {{ background: #121212;
+color: #e8e8e8; }} a {{ color: #8ab4f8; }} }}</style>
+</head>
+<body>
+<main>
+<h1>Frozen editions</h1>
+<p>Each archive is the whole website of one version of the book (the current one is {html.escape(version)}),
+as it was published: unzip it and open <code>html/index.html</code>. A syllabus that cites theorem,
+exercise or figure numbers can point to the edition it was written for.</p>
+<ul>
+{body}
+</ul>
+<p><a href="../book/intro.html">Back to the book</a></p>
+</main>
+</body>
+</html>
+""",
+        encoding="utf-8",
+    )
+    return page
+
+
+def assemble(out: Path, *, full: Path = SITE, students: Path | None = STUDENTS_SITE, editions: Path = EDITIONS) -> Path:
+    """Step 6: the full edition at the root of ``out``, the students' edition in ``students/``,
+    the archives of the editions in ``editions/`` (with their page).  ``out`` is replaced.
+
+    Raises
+    ------
+    ValueError
+        ``out`` is the repository, one of its sources, or holds a built edition; or ``full`` has
+        no website.
+    """
+    out = Path(out).resolve()
+    if not (Path(full) / "index.html").is_file():
+        raise ValueError(f"full={full}: no built website (index.html); build the book first")
+    if out == ROOT or (ROOT in out.parents and not out.is_relative_to(BUILD)):
+        raise ValueError(f"out={out}: the site goes into _build/ or outside the repository, not into its sources")
+    if out in (Path(full).resolve(), BUILD, *(Path(full).resolve().parents)):
+        raise ValueError(f"out={out}: must not be or hold the folder of a built edition")
+    if out.exists():
+        shutil.rmtree(out)
+    ignore = shutil.ignore_patterns(".buildinfo", ".doctrees", "build.json")
+    shutil.copytree(full, out, ignore=ignore)
+    if students is not None and (Path(students) / "index.html").is_file():
+        shutil.copytree(students, out / "students", ignore=ignore)
+    (out / "editions").mkdir(exist_ok=True)
+    for archive in sorted(Path(editions).glob("seqrmt-book-*-site.zip")) if Path(editions).is_dir() else []:
+        shutil.copy2(archive, out / "editions" / archive.name)
+    from seqrmt_book.editions import book_version
+
+    editions_page(out / "editions", book_version(ROOT))
+    # GitHub Pages: serve the folders that begin with an underscore (_static, _downloads, ...) as they are
+    (out / ".nojekyll").write_text("", encoding="utf-8")
+    return out
+
+
+def folder_size(folder: Path) -> int:
+    return sum(p.stat().st_size for p in Path(folder).rglob("*") if p.is_file())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", type=Path, help="the folder of the assembled site (replaced), e.g. _build/site")
+    parser.add_argument("--no-pdf", action="store_true", help="no PDF edition (no TeX): the pages do not link one")
+    parser.add_argument(
+        "--assemble-only", action="store_true", help="assemble and check what is built, build nothing (steps 6-7)"
+    )
+    args = parser.parse_args(argv)
+    start = time.monotonic()
+    if not args.no_pdf and not args.assemble_only and shutil.which("xelatex") is None:
+        parser.error("the PDF edition needs TeX (xelatex; see CONTRIBUTING.md), or pass --no-pdf")
+    try:
+        if not args.assemble_only:
+            build_site(pdf=not args.no_pdf)
+        out = assemble(args.out)
+    except (subprocess.CalledProcessError, ValueError) as error:
+        print(f"publish: {error}", file=sys.stderr)
+        return 1
+    report = check_links(out)
+    seconds = time.monotonic() - start
+    summary = {
+        "out": str(args.out),
+        "bytes": folder_size(out),
+        "files": sum(1 for p in out.rglob("*") if p.is_file()),
+        "pages": report.pages,
+        "links_checked": report.checked,
+        "broken": len(report.broken),
+        "seconds": round(seconds, 1),
+    }
+    REPORT.parent.mkdir(parents=True, exist_ok=True)
+    REPORT.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    for url, parent, result in report.broken[:50]:
+        print(f"broken: {url} (in {parent}): {result}", file=sys.stderr)
+    print(
+        f"site: {args.out} ({summary['bytes'] / 2**20:.0f} MB, {summary['files']} files); "
+        f"links: {report.summary()}; {seconds:.0f} s"
+    )
+    return 1 if report.broken else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
