@@ -268,10 +268,10 @@ def report(question: str, n_public: int, failures: Sequence[str], points: float 
         lines = [f"{question}: {len(failures)} of {n_public} public checks failed. Fix this before you submit:"]
         return "\n".join(lines + [f"  - {message}" for message in failures])
     if not hidden:
-        return f"{question}: its {n_public} checks are all public and pass."
+        return f"{question}: the checks pass ({n_public} of {n_public}), and all of them are public."
     worth = f" ({points:g} point{'' if points == 1 else 's'})" if points else ""
     return (
-        f"{question}: the {n_public} public checks pass. They do not grade your answer: its points{worth} "
+        f"{question}: the public checks pass ({n_public} of {n_public}). They do not grade your answer: its points{worth} "
         "come with the grade, from hidden tests run when your notebook is graded."
     )
 

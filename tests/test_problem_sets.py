@@ -358,7 +358,7 @@ def _numbers(value) -> list[float]:
 def _spellings(x: float) -> set[str]:
     """How a number could be written in a check; none for round numbers (0.5, 3, 1e-6), which any
     range or tolerance may hold."""
-    if x == 0 or float(f"{x:.2g}") == x:
+    if abs(float(f"{x:.2g}") - x) <= 1e-9 * abs(x):
         return set()
     return {f"{x:.3g}", f"{x:.4g}", f"{x:.6g}", repr(x), f"{x:.3f}"} - {"0.000", "-0.000"}
 
