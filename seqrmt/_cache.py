@@ -6,17 +6,25 @@ both asked for again by every process that draws the same figure.
 Off unless the environment variable ``SEQRMT_CACHE_DIR`` names a folder (the book's build and its
 tests set it to ``_build/seqrmt-cache``, so that the tests and a rebuild reuse what the build
 computed).  An entry is keyed by the arguments, the versions of numpy and scipy and a hash of the
-package's source: an edit of ``seqrmt`` or an upgrade never reads an old entry.  Entries are written
+source of the modules it depends on (:func:`dependencies`): the module of the function that asks
+for it, every module of ``seqrmt`` that the key names (an explorer frame names its figure
+function's module) and, transitively, every module of the package these import (the static import
+graph, lazy imports inside functions included; the package's data files for a module that
+imports ``importlib.resources``).  So an edit of a module the computation may run, or an upgrade,
+never reads an old entry, and an edit elsewhere (``seqrmt/learning.py`` for a token spectrum)
+keeps it.  A caller outside the package depends on the whole package's source.  Entries are written
 to a temporary file and renamed, so processes running side by side never read a part of one, and an
 entry that cannot be read is computed again.  Only folders you name are read: an entry is a pickle.
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
 import os
 import pickle
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -26,17 +34,127 @@ ENV = "SEQRMT_CACHE_DIR"
 T = TypeVar("T")
 
 
+#: The package's folder and name.
+ROOT = Path(__file__).resolve().parent
+PACKAGE = __name__.rpartition(".")[0] or "seqrmt"
+
+
+def _sources(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*.py") if "__pycache__" not in p.parts)
+
+
 @functools.lru_cache(maxsize=1)
 def source_hash() -> str:
     """SHA-256 of the package's Python source (every ``.py`` file under ``seqrmt/``, with its path)."""
-    root = Path(__file__).resolve().parent
     h = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        if "__pycache__" in path.parts:
-            continue
+    for path in _sources(ROOT):
+        h.update(path.relative_to(ROOT).as_posix().encode() + b"\0")
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def _module_name(path: Path, root: Path, package: str) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join([package, *parts])
+
+
+@functools.lru_cache(maxsize=8)
+def import_graph(root: Path = ROOT, package: str = PACKAGE) -> dict[str, tuple[set[str], Path]]:
+    """Module name -> (the package's modules it imports, its file), from the source of every module
+    of the package in ``root`` (every import statement, in functions too; relative imports resolved).
+
+    ``from .m import x`` depends on ``m``; ``from . import m`` on the module ``m`` only;
+    ``import seqrmt`` (or ``seqrmt.m``) on the package's ``__init__`` (and ``m``); a module of a
+    subpackage, on that subpackage's ``__init__`` too, unless it is a package of the importer."""
+    files = {_module_name(p, root, package): p for p in _sources(root)}
+    graph: dict[str, tuple[set[str], Path]] = {}
+    for name, path in files.items():
+        deps: set[str] = set()
+        try:
+            tree = ast.parse(path.read_bytes(), filename=str(path))
+        except (OSError, SyntaxError, ValueError):
+            tree = ast.Module(body=[], type_ignores=[])
+        here = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    parts = alias.name.split(".")
+                    deps.update(m for m in (".".join(parts[: i + 1]) for i in range(len(parts))) if m in files)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = ".".join(here.split(".")[: len(here.split(".")) - node.level + 1])
+                    base = f"{base}.{node.module}" if node.module else base
+                else:
+                    base = node.module or ""
+                if base not in files:
+                    continue
+                subs = {f"{base}.{a.name}" for a in node.names} & files.keys()
+                deps.update(subs)
+                if len(subs) < len(node.names):  # a name of the module itself
+                    deps.add(base)
+        # importing pkg.sub.m runs pkg/sub/__init__.py too, but not the importer's own packages
+        # again (every module would depend on the whole package through its re-exports)
+        own = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 2)}
+        for dep in list(deps):
+            parts = dep.split(".")
+            deps.update(p for p in (".".join(parts[:i]) for i in range(1, len(parts))) if p in files and p not in own)
+        deps.discard(name)
+        graph[name] = (deps, path)
+    return graph
+
+
+def _reads_data(path: Path) -> bool:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return "importlib.resources" in text or "from importlib import resources" in text
+
+
+def dependencies(modules: set[str], root: Path = ROOT, package: str = PACKAGE) -> list[Path]:
+    """The files a computation of ``modules`` may use: their sources and, transitively, those of
+    every module of the package they import (:func:`import_graph`, computed once per process), with the package's data files
+    when one of them imports ``importlib.resources``."""
+    graph = import_graph(root, package)
+    todo, seen = [m for m in modules if m in graph], set()
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo.extend(graph[name][0] - seen)
+    files = {graph[name][1] for name in seen}
+    if any(_reads_data(path) for path in files):
+        files.update(
+            p
+            for p in root.rglob("*")
+            if p.is_file() and p.suffix not in (".py", ".pyc", ".pyo") and "__pycache__" not in p.parts
+        )
+    return sorted(files)
+
+
+@functools.lru_cache(maxsize=256)
+def dependency_hash(modules: frozenset[str], root: Path = ROOT, package: str = PACKAGE) -> str:
+    """SHA-256 of the files :func:`dependencies` gives for ``modules`` (with their paths); like
+    :func:`source_hash`, computed once per process."""
+    h = hashlib.sha256()
+    for path in dependencies(set(modules), root, package):
         h.update(path.relative_to(root).as_posix().encode() + b"\0")
         h.update(path.read_bytes())
     return h.hexdigest()
+
+
+def _source_key(key: tuple) -> str:
+    """The source hash of an entry asked for from here: of the modules of :func:`dependencies` for
+    the caller's module and the modules the key names, or of the whole package for a caller outside
+    the package."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame = frame.f_back
+    caller = frame.f_globals.get("__name__", "") if frame is not None else ""
+    if not (caller == PACKAGE or caller.startswith(PACKAGE + ".")):
+        return source_hash()
+    graph = import_graph()
+    named = {v for v in key if isinstance(v, str) and v in graph}
+    return dependency_hash(frozenset({caller, *named}))
 
 
 def folder() -> Path | None:
@@ -53,7 +171,7 @@ def entry_path(kind: str, key: tuple) -> Path | None:
     import numpy
     import scipy
 
-    material = repr((kind, key, numpy.__version__, scipy.__version__, source_hash()))
+    material = repr((kind, key, numpy.__version__, scipy.__version__, _source_key(key)))
     return base / kind / f"{hashlib.sha256(material.encode()).hexdigest()}.pickle"
 
 

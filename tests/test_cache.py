@@ -100,3 +100,81 @@ def test_a_model_at_fixed_T_is_read_from_another_process_entry(monkeypatch, tmp_
 def test_options_key_drops_defaults():
     assert _cache.options_key({"d": None, "seed": 3}) == (("seed", 3),)
     assert _cache.options_key({}) == ()
+
+
+def test_an_entry_depends_on_the_modules_its_function_may_run():
+    """The token spectra depend on what ``fixed_T_spike`` imports, lazily too, not on ``learning``."""
+    files = {p.relative_to(_cache.ROOT).as_posix() for p in _cache.dependencies({"seqrmt.fixed_T_spike"})}
+    assert {"fixed_T_spike.py", "spikes.py", "attention.py", "fixed_T_bulk.py", "_fixed_T_draws.py"} <= files
+    # imported inside a function; it reads the package's data tables
+    assert {"validation/tables.py", "validation/__init__.py", "data/atlas.csv"} <= files
+    assert "learning.py" not in files and "plots/spikes.py" not in files and "__init__.py" not in files
+    bulk = {p.relative_to(_cache.ROOT).as_posix() for p in _cache.dependencies({"seqrmt.fixed_T_bulk"})}
+    assert "fixed_T_spike.py" not in bulk and "spectrum.py" in bulk
+
+
+def _scratch_package(root):
+    pkg = root / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    sources = {
+        "__init__.py": "from .a import f\nfrom .c import h\n",
+        "a.py": "from . import b\n\n\ndef f():\n    from .sub.d import k\n    return b.g() + k()\n",
+        "b.py": "def g():\n    return 1\n",
+        "c.py": "import pkg\n\n\ndef h():\n    return 2\n",
+        "sub/__init__.py": "",
+        "sub/d.py": "from ..b import g\n\n\ndef k():\n    return g()\n",
+    }
+    for name, text in sources.items():
+        (pkg / name).write_text(text)
+    return pkg
+
+
+def test_the_import_graph_resolves_relative_lazy_and_package_imports(tmp_path):
+    pkg = _scratch_package(tmp_path)
+    graph = {name: deps for name, (deps, _) in _cache.import_graph(pkg, "pkg").items()}
+    # ``from . import b`` is b, not the package; pkg.sub.d runs pkg/sub/__init__.py too
+    assert graph["pkg.a"] == {"pkg.b", "pkg.sub", "pkg.sub.d"}
+    assert graph["pkg.sub.d"] == {"pkg.b"} and graph["pkg.c"] == {"pkg"} and graph["pkg"] == {"pkg.a", "pkg.c"}
+
+    def names(module):
+        return {p.relative_to(pkg).as_posix() for p in _cache.dependencies({module}, pkg, "pkg")}
+
+    assert names("pkg.a") == {"a.py", "b.py", "sub/__init__.py", "sub/d.py"}
+    assert names("pkg.c") == {
+        "__init__.py",
+        "a.py",
+        "b.py",
+        "c.py",
+        "sub/__init__.py",
+        "sub/d.py",
+    }  # ``import pkg``: all of it
+
+    def key(module):
+        _cache.dependency_hash.cache_clear()
+        return _cache.dependency_hash(frozenset({module}), pkg, "pkg")
+
+    before = key("pkg.a"), key("pkg.b")
+    (pkg / "c.py").write_text((pkg / "c.py").read_text() + "# edited\n")
+    assert (key("pkg.a"), key("pkg.b")) == before  # an edit a computation cannot run keeps its entries
+    (pkg / "sub" / "d.py").write_text((pkg / "sub" / "d.py").read_text().replace("g()", "g() + 1"))
+    assert key("pkg.a") != before[0] and key("pkg.b") == before[1]
+    _cache.import_graph.cache_clear()
+    _cache.dependency_hash.cache_clear()
+
+
+def test_a_key_holds_the_source_of_its_callers_modules(monkeypatch, tmp_path):
+    """Asked for from a module of the package, an entry is keyed by that module's dependencies (and
+    those of a module its key names); from outside, by the whole package."""
+    monkeypatch.setenv(_cache.ENV, str(tmp_path))
+    seen = []
+    monkeypatch.setattr(_cache, "dependency_hash", lambda modules: seen.append(set(modules)) or "deps")
+    monkeypatch.setattr(_cache, "source_hash", lambda: "whole")
+    ask = {"__name__": "seqrmt.fixed_T_bulk", "_cache": _cache}
+    exec("def ask(key):\n    return _cache.entry_path('kind', key)", ask)
+    inside = ask["ask"]((1,))
+    assert seen == [{"seqrmt.fixed_T_bulk"}]
+    ask["ask"](("seqrmt.plots.spikes", "fig"))
+    assert seen[-1] == {"seqrmt.fixed_T_bulk", "seqrmt.plots.spikes"}
+    assert _cache.entry_path("kind", (1,)) != inside  # from here: the whole package
+    monkeypatch.setattr(_cache, "dependency_hash", lambda modules: "other deps")
+    assert ask["ask"]((1,)) != inside
