@@ -10,25 +10,37 @@ then enforces one thread on every BLAS/OpenMP pool numpy and scipy actually load
 whatever the library (OpenBLAS, MKL, BLIS), for the whole session.
 
 Run in parallel with pytest-xdist: ``pytest -n 2 --dist loadfile`` (the README's test
-command).  ``loadfile`` sends every test file to one worker, which runs its tests in order:
-all the cells of a notebook (nbval runs them in order in one kernel), all the tests of a file
-(its module fixtures, the shared simulations, are computed once).  Two refinements here: the
-browser checks of the site and the slides are spread over the workers one test at a time
-(:func:`pytest_xdist_make_scheduler`; each worker has its own browser and static server, and
-the build they check is made once, under a file lock, see ``tests/browser/conftest.py``), and
-the units go out longest first (:func:`pytest_collection_modifyitems`): the notebooks (largest
-first), the files of :data:`SLOW_FILES`, the browser checks, then the other files.  Without
-xdist nothing changes.  (``--dist loadgroup`` cannot be used: pytest 9 ignores the group that
-xdist 3.8 writes into the test ids.)
+command).  ``loadfile`` (a documented mode of pytest-xdist) sends every test file to one worker,
+which runs its tests in order: all the cells of a notebook (nbval runs them in order in one
+kernel), all the tests of a file (its module fixtures, the shared simulations, are computed once;
+each worker has its own browser and static server, and the build they check is made once, under a
+file lock, see ``tests/site_build.py``).  The files go out longest first
+(:func:`pytest_collection_modifyitems`, pytest's own hook, with xdist's documented
+``--no-loadscope-reorder`` so that xdist keeps that order): the controller records the duration of
+every test of a run in ``_build/reports/test_durations.json`` and hands the record of the last
+runs to its workers (xdist's ``pytest_configure_node`` hook), which sort the files by their
+recorded time; a file never measured keeps its place behind the measured ones, the notebooks and
+the heavy tiers first.  Without xdist nothing is reordered.
 
-Tiers (markers registered in ``pyproject.toml``): ``notebooks``, every nbval item (a cell of a
-notebook, marked here by the file's suffix), ``venv``, the tests that build a virtual
-environment of their own (the chapters run in the readers' environment, the light
-environment), ``build``, the tests that run Sphinx on a scratch book (marked here by the
-fixture that builds it, :data:`BUILD_FIXTURES`), and ``browser``, the end-to-end checks in
-Chromium.  ``--quick`` runs everything else, the unit tests of the package and the fast checks
-of the book's sources, in about a minute (``pytest -n 2 --quick``; the same as
-``-m "not notebooks and not venv and not build and not browser"``, combined with any ``-m``).
+Tiers (markers registered in ``pyproject.toml``), given by what a test needs, automatically:
+
+* ``notebooks``: every nbval item (a cell of a notebook, marked here by the file's suffix);
+* a test that uses (directly or through another fixture) a fixture of :data:`TIER_FIXTURES` gets
+  that fixture's tier: ``site`` (the built book, ``_build/html``, rebuilt when stale, and the
+  slides), ``browser`` (headless Chromium, the live-code server), ``venv`` (a virtual environment of
+  its own: the readers' environment, the light environment) and ``build`` (Sphinx on a scratch
+  book).  A file may also mark itself (``pytestmark = pytest.mark.browser``).
+
+**Registering a fixture**: a new fixture that builds something, starts a browser or a kernel, or
+makes an environment goes into :data:`TIER_FIXTURES` with its tier, e.g. ``"published_site":
+"site"``; every test that uses it, now or later, is then in that tier (fixture names of the table
+are unique in ``tests/``; ``tests/test_tiers.py`` checks that each one exists).  ``--quick`` runs
+everything else, the unit tests of the package and the fast checks of the book's sources, in about
+a minute (``pytest -n 2 --quick``; the same as ``-m "not notebooks and not venv and not build and
+not site and not browser"``, combined with any ``-m``).  It never builds the book or the slides,
+never starts a notebook kernel, a live-code server or a browser, however stale the build: under
+``--quick`` any attempt raises ``site_build.QuickTierError`` (``tests/site_build.py``), so a
+fixture missing from the table fails its test loudly instead of building.
 
 Hypothesis runs reproducibly: the default profile ``ci`` derandomizes the search (the
 examples are a fixed function of the test, the same on every machine and every run),
@@ -37,8 +49,11 @@ the ``@reproduce_failure`` blob.  ``HYPOTHESIS_PROFILE=explore`` gives a random 
 instead, with a seed printed on failure (rerun with ``pytest --hypothesis-seed=<seed>``).
 """
 
+import contextlib
+import json
 import os
 import sys
+from pathlib import Path
 
 if "numpy" not in sys.modules:
     for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -70,10 +85,32 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 #: The heavy tiers that ``--quick`` leaves out (see the module docstring).
-HEAVY_TIERS = ("notebooks", "venv", "build", "browser")
+HEAVY_TIERS = ("notebooks", "venv", "build", "site", "browser")
 QUICK_EXPR = " and ".join(f"not {tier}" for tier in HEAVY_TIERS)
-#: Fixtures that build a scratch book with Sphinx: a test that uses one is marked ``build``.
-BUILD_FIXTURES = ("project", "outside_git")
+#: What a fixture needs, as the tier of every test that uses it (directly or through another
+#: fixture).  Register a new heavy fixture here (see the module docstring).
+TIER_FIXTURES = {
+    # the built book, _build/html, rebuilt when older than its sources (tests/site_build.py)
+    "built_site": "site",
+    # the lecture slides, rebuilt when stale (scripts/build_slides.py)
+    "built_slides": "site",
+    # headless Chromium (tests/browser/conftest.py)
+    "browser": "browser",
+    # python -m seqrmt.live: a Jupyter server and a kernel per page (tests/browser/test_live.py)
+    "live_server": "browser",
+    # the readers' virtual environment and the seqrmt wheel (tests/standalone.py)
+    "readers_env": "venv",
+    # Sphinx or jupyter-book on a scratch book of the test's own
+    "project": "build",  # tests/test_execution_cache.py
+    "outside_git": "build",  # tests/test_source_copy_build.py
+    "scratch": "build",  # tests/test_numbering.py, tests/test_reader_pages.py
+    "site": "build",  # tests/test_book_extensions.py
+}
+
+
+def tiers_of(fixturenames) -> set[str]:
+    """The tiers that the fixtures ``fixturenames`` (a test's closure) give a test."""
+    return {TIER_FIXTURES[name] for name in fixturenames if name in TIER_FIXTURES}
 
 
 def pytest_addoption(parser):
@@ -81,12 +118,12 @@ def pytest_addoption(parser):
         "--quick",
         action="store_true",
         default=False,
-        help=f'the quick tier: the unit tests and the fast book checks (-m "{QUICK_EXPR}")',
+        help=f'the quick tier: the unit tests and the fast book checks (-m "{QUICK_EXPR}"); builds nothing',
     )
 
 
 def pytest_report_header(config):
-    return f"hypothesis profile: {settings._current_profile}"
+    return f"hypothesis profile: {settings.get_current_profile_name()}"
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -114,31 +151,26 @@ def readers_env():
     return standalone.create_readers_env()
 
 
-# ------------------------------------------------------------------ parallel runs (xdist)
-#: Test files whose tests take the longest (measured with ``--durations``); sent out right
-#: after the notebooks so that no long unit is left for the end of the run.
-#: The two files that use the readers' environment (made once, under a lock) are far apart, so
-#: that the second does not wait for the first to make it.
-SLOW_FILES = (
-    "tests/test_standalone.py",
-    "tests/test_execution_cache.py",
-    "tests/test_validation.py",
-    "tests/test_experiments.py",
-    "tests/test_learning.py",
-    "tests/test_executor.py",
-    "tests/test_problem_sets.py",
-    "tests/test_binder_env.py",
-)
-#: Tests spread over the workers one by one (each worker has its own browser and server).
-SPREAD_DIRS = ("tests/browser/",)
+@pytest.fixture(scope="session")
+def built_site():
+    """The built book, ``_build/html``, never older than its sources (rebuilt incrementally when
+    stale; ``SEQRMT_REBUILD``, ``SEQRMT_SITE_DIR``: ``tests/site_build.py``)."""
+    import site_build
+
+    return site_build.ensure_site()
 
 
 def pytest_configure(config):
-    if config.getoption("quick", False) and QUICK_EXPR not in (config.option.markexpr or ""):
-        user = config.option.markexpr
-        config.option.markexpr = f"({user}) and {QUICK_EXPR}" if user else QUICK_EXPR
+    if config.getoption("quick", False):
+        if QUICK_EXPR not in (config.option.markexpr or ""):
+            user = config.option.markexpr
+            config.option.markexpr = f"({user}) and {QUICK_EXPR}" if user else QUICK_EXPR
+        import site_build
+
+        site_build.forbid_heavy_work()
     if getattr(config.option, "dist", "no") == "loadfile":
-        # keep the order of the units given below (xdist would sort them by their number of tests)
+        # xdist's --no-loadscope-reorder: keep the order of the files given by
+        # pytest_collection_modifyitems (xdist would sort them by their number of tests)
         config.option.loadscopereorder = False
 
 
@@ -164,49 +196,76 @@ def pytest_unconfigure(config):
     faulthandler.dump_traceback_later(EXIT_GRACE_S, exit=True)
 
 
+# ------------------------------------------------------------------ parallel runs (xdist)
+#: The duration of every test of the last runs (nodeid -> seconds, setup and teardown included),
+#: written by the controller at the end of a run, read at the start of the next.
+DURATIONS = Path(__file__).resolve().parents[1] / "_build" / "reports" / "test_durations.json"
+_durations_seen: dict[str, float] = {}
+
+
+def _read_durations() -> dict[str, float]:
+    try:
+        data = json.loads(DURATIONS.read_text())
+    except (OSError, ValueError):
+        return {}
+    return {str(k): float(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+_DURATIONS_KEY = pytest.StashKey[dict]()
+
+
 @pytest.hookimpl(optionalhook=True)  # an xdist hook: without xdist it is never called
-def pytest_xdist_make_scheduler(config, log):
-    """``--dist loadfile``, except that the browser checks are spread one test at a time."""
-    if getattr(config.option, "dist", "no") != "loadfile":
-        return None
-    from xdist.scheduler import LoadFileScheduling
-
-    class BookScheduling(LoadFileScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            if nodeid.startswith(SPREAD_DIRS):
-                return nodeid
-            return super()._split_scope(nodeid)
-
-    return BookScheduling(config, log)
+def pytest_configure_node(node):
+    """Every worker sorts with the same record, the one the controller read at its start."""
+    node.workerinput["seqrmt_durations"] = node.config.stash.setdefault(_DURATIONS_KEY, _read_durations())
 
 
-def _order(item, root) -> tuple:
-    path = item.path
-    rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
-    if path.suffix == ".ipynb":
-        return (0, -path.stat().st_size, rel)
-    if rel in SLOW_FILES:
-        return (1, SLOW_FILES.index(rel), rel)
-    if rel.startswith(SPREAD_DIRS):
-        return (2, 0, "")
-    return (3, 0, "")
+def pytest_runtest_logreport(report):
+    _durations_seen[report.nodeid] = _durations_seen.get(report.nodeid, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session):
+    """The controller (or a run without xdist) adds the durations of this run to the record."""
+    if hasattr(session.config, "workerinput") or not _durations_seen:
+        return
+    record = _read_durations()
+    record.update({k: round(v, 3) for k, v in _durations_seen.items()})
+    with contextlib.suppress(OSError):
+        DURATIONS.parent.mkdir(parents=True, exist_ok=True)
+        tmp = DURATIONS.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(record, sort_keys=True))
+        os.replace(tmp, DURATIONS)
+
+
+#: A file never measured: the notebooks, then the heavy tiers, then the others.
+_UNMEASURED_RANK = {"notebooks": 0, "venv": 1, "site": 2, "browser": 2, "build": 3}
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session, config, items):
-    """The tier markers, then, on an xdist worker, the longest units first (see the module
+    """The tier markers, then, on an xdist worker, the longest files first (see the module
     docstring).
 
     A stable sort: the tests of one file keep their order (a notebook's cells stay in order).
-    Every worker collects and sorts the same way, as xdist requires.
+    Every worker collects and sorts the same way, with the same record, as xdist requires.
     """
     for item in items:
         if item.path.suffix == ".ipynb":
             item.add_marker(pytest.mark.notebooks)
-        elif any(name in BUILD_FIXTURES for name in getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.build)
+        for tier in sorted(tiers_of(getattr(item, "fixturenames", ()))):
+            item.add_marker(getattr(pytest.mark, tier))
     if not hasattr(config, "workerinput"):
         return
-    root = config.rootpath
-    keyed = sorted(enumerate(items), key=lambda t: (_order(t[1], root), t[0]))
+    record = config.workerinput.get("seqrmt_durations") or {}
+    per_file: dict[str, float] = {}
+    rank: dict[str, int] = {}
+    for item in items:
+        path = item.nodeid.split("::", 1)[0]
+        per_file[path] = per_file.get(path, 0.0) + record.get(item.nodeid, 0.0)
+        tiers = [_UNMEASURED_RANK[m.name] for m in item.iter_markers() if m.name in _UNMEASURED_RANK]
+        rank[path] = min([rank.get(path, 4), *tiers])
+    keyed = sorted(
+        enumerate(items),
+        key=lambda t: (-per_file[t[1].nodeid.split("::", 1)[0]], rank[t[1].nodeid.split("::", 1)[0]], t[0]),
+    )
     items[:] = [item for _, item in keyed]

@@ -13,16 +13,15 @@
   API pages and the download links left out) names no test file, source path or machine load.
 
 Each check on the built site is also run on a planted defect, and must fail on it.  The built
-site is ``_build/html`` (rebuilt when older than its sources, as in ``tests/browser``) or
-``$SEQRMT_SITE_DIR``.
+site is the ``built_site`` fixture of ``tests/conftest.py``: ``_build/html`` (rebuilt incrementally
+when older than its sources, as for ``tests/browser``) or ``$SEQRMT_SITE_DIR``; its tests are in the
+``site`` tier, which ``--quick`` leaves out.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -213,37 +212,6 @@ def test_a_wrong_reading_time_is_caught():
 
 
 # ------------------------------------------------------------------ the built site
-def _browser_conftest():
-    """``tests/browser/conftest.py``: the same build rules (rebuild when stale) as the browser tests."""
-    here = ROOT / "tests" / "browser"
-    sys.path.insert(0, str(here))
-    try:
-        spec = importlib.util.spec_from_file_location("seqrmt_browser_conftest", here / "conftest.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(here))
-    return module
-
-
-@pytest.fixture(scope="module")
-def site() -> Path:
-    import os
-
-    other = os.environ.get("SEQRMT_SITE_DIR")
-    if other:
-        return Path(other)
-    bc = _browser_conftest()
-    with bc.build_lock("site-build"):
-        newer = bc.stale_sources()
-        if bc.forced_rebuild("site") or newer:
-            if os.environ.get("SEQRMT_REBUILD", "") == "0":
-                pytest.fail(f"_build/html is older than {', '.join(newer[:5])} and SEQRMT_REBUILD=0", pytrace=False)
-            bc.build_book()
-            bc.mark_rebuilt("site")
-    return bc.BUILD_HTML
-
-
 def _soup(path: Path):
     from bs4 import BeautifulSoup
 
@@ -343,13 +311,13 @@ def reading_time_problems(soup) -> list[str]:
 
 
 @pytest.mark.parametrize("stem", CHAPTERS)
-def test_reading_time_follows_the_rate(site, stem):
-    soup = _soup(_chapter_html(site, stem))
+def test_reading_time_follows_the_rate(built_site, stem):
+    soup = _soup(_chapter_html(built_site, stem))
     assert not reading_time_problems(soup), (stem, reading_time_problems(soup))
 
 
-def test_a_planted_wrong_reading_time_is_caught(site):
-    soup = _soup(_chapter_html(site, _built_chapter(site, CHAPTERS[1])))
+def test_a_planted_wrong_reading_time_is_caught(built_site):
+    soup = _soup(_chapter_html(built_site, _built_chapter(built_site, CHAPTERS[1])))
     para = soup.select_one("p.seqrmt-reading-time")
     assert para is not None
     text = para.get_text(" ")
@@ -416,14 +384,14 @@ def leaks(soup) -> list[str]:
 
 
 @pytest.mark.parametrize("stem", CHAPTERS)
-def test_no_self_check_answer_before_its_question(site, stem):
-    soup = _soup(_chapter_html(site, stem))
+def test_no_self_check_answer_before_its_question(built_site, stem):
+    soup = _soup(_chapter_html(built_site, stem))
     assert soup.select("div.self-check"), f"{stem} has no self-check"
     assert not leaks(soup)
 
 
-def test_a_planted_leak_is_caught(site):
-    soup = _soup(_chapter_html(site, _built_chapter(site, "06_experiments")))
+def test_a_planted_leak_is_caught(built_site):
+    soup = _soup(_chapter_html(built_site, _built_chapter(built_site, "06_experiments")))
     box = next(b for b in soup.select("div.self-check") if answer_texts(b))
     answer = answer_texts(box)[0]
     planted = soup.new_tag("p")
@@ -457,23 +425,23 @@ def _reader_pages(site: Path) -> list[Path]:
     ]
 
 
-def test_prose_names_no_file_or_machine(site):
+def test_prose_names_no_file_or_machine(built_site):
     bad = {}
-    for page in _reader_pages(site):
+    for page in _reader_pages(built_site):
         found = developer_text(_prose_soup(page))
         if found:
             bad[page.name] = found
     assert not bad, bad
 
 
-def test_formulas_out_before_parsing_leave_the_same_prose(site):
-    page = _chapter_html(site, _built_chapter(site, "07_how_exact"))
+def test_formulas_out_before_parsing_leave_the_same_prose(built_site):
+    page = _chapter_html(built_site, _built_chapter(built_site, "07_how_exact"))
     text = [" ".join(article(soup).get_text(" ").split()) for soup in (_soup(page), _prose_soup(page))]
     assert text[0] == text[1] and "formula" in text[0]
 
 
-def test_a_planted_path_is_caught(site):
-    soup = _soup(_chapter_html(site, _built_chapter(site, "07_how_exact")))
+def test_a_planted_path_is_caught(built_site):
+    soup = _soup(_chapter_html(built_site, _built_chapter(built_site, "07_how_exact")))
     para = soup.select_one("article.bd-article p") or soup.select_one("p")
     para.append(" (checked by tests/test_validation.py on 108 cores)")
     assert developer_text(soup)

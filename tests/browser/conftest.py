@@ -1,18 +1,8 @@
 """Fixtures for the end-to-end test of the built book in headless Chromium.
 
-* ``built_site``: the ``_build/html`` folder, never older than its sources.  The
-  build time is that of the files Sphinx rewrites on every build (``.buildinfo``,
-  ``searchindex.js``); the sources are every file under ``book/``, ``seqrmt/``,
-  ``seqrmt_book/`` and ``_templates/`` plus ``_config.yml`` and ``_toc.yml``.  If the build is missing
-  or older than any source, or ``SEQRMT_REBUILD=1``, the book is rebuilt with
-  ``jupyter-book build . -n -W --keep-going`` (the test fails with the build log if
-  that fails, or if the build is still older than the sources afterwards).  With
-  ``SEQRMT_REBUILD=0`` a stale build is not rebuilt: the test fails and names the
-  newer sources.  An old build is never tested.  ``SEQRMT_SITE_DIR=/path/to/html`` tests
-  that folder instead, as it is (no staleness check, no rebuild).  With pytest-xdist
-  (``-n 2``) every worker asks for the build: a file lock lets one of them build while the
-  others wait and then find the build fresh, and ``SEQRMT_REBUILD=1`` rebuilds once per
-  test run, not once per worker.
+* ``built_site`` (defined in ``tests/conftest.py``, since the reader checks of ``tests/`` use it
+  too): the ``_build/html`` folder, never older than its sources; a stale build is rebuilt
+  incrementally, under a file lock shared by the xdist workers (``tests/site_build.py``).
 * ``site_url``: ``_build/html`` served by a thread-based ``http.server`` on a free
   port of 127.0.0.1 as a static host serves it (text files gzip-compressed,
   :class:`site_checks.StaticHostHandler`), stopped at the end of the session.
@@ -26,8 +16,6 @@ If Chromium or playwright is missing the tests are skipped with the reason, unle
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import functools
 import http.server
 import json
@@ -36,16 +24,15 @@ import shutil
 import subprocess
 import sys
 import threading
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import site_checks
+from site_build import RUN_ID, build_lock, forced_rebuild, mark_rebuilt
 
 ROOT = Path(__file__).resolve().parents[2]
-BUILD_HTML = ROOT / "_build" / "html"
 SCREENSHOTS = ROOT / "_build" / "artifacts" / "screenshots"
 
 CHROMIUM_ARGS = [
@@ -72,126 +59,6 @@ def chromium_path() -> str | None:
         if candidate and Path(candidate).exists():
             return candidate
     return None
-
-
-#: One id for the whole test run, shared by the xdist workers (one id per process without xdist).
-RUN_ID = os.environ.get("PYTEST_XDIST_TESTRUNUID") or uuid.uuid4().hex
-
-
-@contextlib.contextmanager
-def build_lock(name: str) -> Iterator[None]:
-    """Hold ``_build/.<name>.lock``: one test process builds, the others wait for it."""
-    lock = ROOT / "_build" / f".{name}.lock"
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def forced_rebuild(name: str) -> bool:
-    """``SEQRMT_REBUILD=1`` and no process of this test run has rebuilt ``name`` yet."""
-    if os.environ.get("SEQRMT_REBUILD", "") != "1":
-        return False
-    stamp = ROOT / "_build" / f".{name}.rebuilt"
-    return not (stamp.is_file() and stamp.read_text() == RUN_ID)
-
-
-def mark_rebuilt(name: str) -> None:
-    (ROOT / "_build" / f".{name}.rebuilt").write_text(RUN_ID)
-
-
-def build_book() -> None:
-    """Run ``jupyter-book build . --all -n -W --keep-going`` from the repository root.
-
-    ``--all`` re-reads every page (the execution cache, ``seqrmt_book/cache.py``,
-    re-executes only the notebooks whose code or dependencies changed), so that nothing
-    Sphinx cannot see (an edited extension in ``seqrmt_book/``) leaves an old page in place.
-    """
-    cmd = [
-        sys.executable,
-        "-c",
-        "import sys; from jupyter_book.cli.main import main; sys.exit(main())",
-        "build",
-        ".",
-        "--all",
-        "-n",
-        "-W",
-        "--keep-going",
-    ]
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-    if proc.returncode != 0:
-        pytest.fail(
-            "jupyter-book build failed (exit %d):\n%s\n%s"
-            % (proc.returncode, proc.stdout[-6000:], proc.stderr[-6000:]),
-            pytrace=False,
-        )
-
-
-#: What the built site is made from: folders searched recursively, and single files.
-SOURCE_DIRS = ("book", "seqrmt", "seqrmt_book", "_templates")
-SOURCE_FILES = ("_config.yml", "_toc.yml")
-#: Files Sphinx rewrites on every HTML build (incremental or not).
-BUILD_STAMPS = (".buildinfo", "searchindex.js")
-
-
-def _sources(root: Path = ROOT) -> list[Path]:
-    out = [root / f for f in SOURCE_FILES if (root / f).is_file()]
-    for folder in SOURCE_DIRS:
-        for p in (root / folder).rglob("*"):
-            rel = p.relative_to(root).parts
-            if p.is_file() and not any(part.startswith(".") or part in ("__pycache__", "_build") for part in rel):
-                out.append(p)
-    return out
-
-
-def build_time(html: Path = BUILD_HTML) -> float | None:
-    """Modification time of the last build of ``html`` (None if there is no build)."""
-    stamps = [html / name for name in BUILD_STAMPS if (html / name).is_file()]
-    if not stamps or not (html / "index.html").is_file():
-        return None
-    return max(p.stat().st_mtime for p in stamps)
-
-
-def stale_sources(html: Path = BUILD_HTML, root: Path = ROOT) -> list[str]:
-    """Sources modified after the last build, newest first (all of them if there is no build)."""
-    built = build_time(html)
-    files = sorted(_sources(root), key=lambda p: p.stat().st_mtime, reverse=True)
-    return [p.relative_to(root).as_posix() for p in files if built is None or p.stat().st_mtime > built]
-
-
-@pytest.fixture(scope="session")
-def built_site() -> Path:
-    other = os.environ.get("SEQRMT_SITE_DIR")
-    if other:
-        # An explicitly named build (e.g. a scratch build of a few pages): tested as it is.
-        html = Path(other)
-        if not (html / "index.html").is_file():
-            pytest.fail(f"SEQRMT_SITE_DIR={other} has no index.html", pytrace=False)
-        return html
-    mode = os.environ.get("SEQRMT_REBUILD", "")
-    with build_lock("site-build"):
-        newer = stale_sources()
-        if forced_rebuild("site") or newer:
-            if mode == "0":
-                pytest.fail(
-                    f"_build/html is older than {len(newer)} source file(s) (newest: "
-                    f"{', '.join(newer[:5])}) and SEQRMT_REBUILD=0 forbids rebuilding: run "
-                    "`jupyter-book build . --all -n -W --keep-going` first",
-                    pytrace=False,
-                )
-            build_book()
-            mark_rebuilt("site")
-            newer = stale_sources()
-        if newer:
-            pytest.fail(
-                f"_build/html is still older than {len(newer)} source file(s) after the build "
-                f"(newest: {', '.join(newer[:5])}): were they edited during the build?",
-                pytrace=False,
-            )
-    return BUILD_HTML
 
 
 @pytest.fixture(scope="session")
