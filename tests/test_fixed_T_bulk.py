@@ -3,7 +3,6 @@ population spectrum is that of the sparse token Gram matrix."""
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import pytest
@@ -279,11 +278,10 @@ def test_stieltjes():
     assert law.stieltjes(1e6j)[()] * 1e6j == pytest.approx(1.0, abs=1e-5)
 
 
-def test_construction_time_and_cache():
+def test_construction_is_cached():
+    # its CPU time (at most 5 s) is a bar of benchmarks/bench_budgets.py, not a test
     w = sr.mean_weights(3)
-    t0 = time.process_time()
     law = sr.fixed_T_bulk_law(1.3, 1.1, w)
-    assert time.process_time() - t0 <= 5.0
     assert sr.fixed_T_bulk_law(1.3, 1.1, w) is law
     assert sr.fixed_T_bulk_law(1.3, 1.1, w, seed=1) is not law
 

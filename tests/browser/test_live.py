@@ -61,6 +61,8 @@ LIVE_STATE = "() => document.querySelector('.seqrmt-livecode').getAttribute('dat
 LIVE_DIR = ROOT / "_build" / "live-server"
 RUN_ID = os.environ.get("PYTEST_XDIST_TESTRUNUID") or uuid.uuid4().hex
 START_TIMEOUT_S = 120
+#: How long to wait on the starting server's process between two reads of its log.
+LOG_READ_S = 0.2
 
 
 def _alive(pid: object) -> bool:
@@ -106,12 +108,18 @@ def _start(built_site: Path, log: Path) -> tuple[subprocess.Popen, str]:
             start_new_session=True,
             env={**os.environ, "PYTHONPATH": os.environ.get("PYTHONPATH", str(ROOT))},
         )
+    # Wait for the line "Book: <url>" in its log: between two reads of the log, wait on the process
+    # itself (proc.wait returns at once when it exits), never a fixed sleep.
     deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline and proc.poll() is None:
+    while time.monotonic() < deadline:
         for line in log.read_text().splitlines():
             if line.startswith("Book:"):
                 return proc, line.split()[1].rsplit("/", 1)[0]
-        time.sleep(0.2)
+        try:
+            proc.wait(timeout=LOG_READ_S)
+            break  # exited without serving the book
+        except subprocess.TimeoutExpired:
+            pass
     _stop(proc.pid, proc)
     pytest.fail(f"python -m seqrmt.live did not start:\n{log.read_text()[-3000:]}", pytrace=False)
 
@@ -128,11 +136,25 @@ def _stop(pid: int, proc: subprocess.Popen | None) -> None:
             proc.kill()
             proc.wait()
         return
-    deadline = time.monotonic() + 30
-    while _alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    if _alive(pid):
+    if not _exited_within(pid, 30):
         os.kill(pid, signal.SIGKILL)
+
+
+def _exited_within(pid: int, timeout_s: float) -> bool:
+    """Wait until the process ``pid`` (not a child of this one) exits, at most ``timeout_s``, on a
+    pidfd, which becomes readable when the process exits (a zombie too).  Without pidfds (not Linux)
+    there is nothing to wait on: the answer is whether it has exited already."""
+    import select
+
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return not _alive(pid)
+    try:
+        ready, _, _ = select.select([fd], [], [], timeout_s)
+    finally:
+        os.close(fd)
+    return bool(ready) or not _alive(pid)
 
 
 @contextlib.contextmanager
@@ -362,10 +384,15 @@ def test_live_code_binder_waits_then_says_what_failed(browser, site_url) -> None
             timeout=60_000,
         )
         assert "few minutes" in _status(page), _status(page)
-        deadline = 60
-        while not held and deadline:
-            page.wait_for_timeout(1_000)
-            deadline -= 1
+        # a waiter registered now also gets the events queued before it (the sync API delivers them
+        # only inside a call), so no request is missed; the route of that request, which fills
+        # ``held``, is delivered with the next round trips to the browser
+        if not held:
+            page.wait_for_event("request", lambda r: r.url.startswith("https://mybinder.org/"), timeout=60_000)
+        for _ in range(50):
+            if held:
+                break
+            page.evaluate("0")
         assert held, "no request to mybinder.org"
         assert held[0].request.url.startswith("https://mybinder.org/build/gh/seqrmt/seqrmt/main"), held[0].request.url
         for r in held:

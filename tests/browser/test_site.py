@@ -36,10 +36,9 @@ scripts, stylesheets, the widget state, every image file; see :func:`_check_page
 and each chapter's first figure is measured there; on every page the http check rejects a
 root-absolute resource path, the one thing a page of its own could break from disk.  ``test_first_paint_on_slow_phone`` loads
 the intro and chapter 3 with a cold cache on an emulated slow phone link (1.6 Mbit/s,
-150 ms, CPU slowed 4x; the site gzip-compressed as a static host serves it) and
-requires a first contentful paint within 5 s, a largest contentful paint within 4 s and
-a total blocking time under 2.5 s (best of up to five visits: load from other
-processes only ever adds time).  A full-page screenshot of each page is saved to
+150 ms, CPU slowed 4x; the site gzip-compressed as a static host serves it): they must paint
+and become quiet; the times are recorded, and their budgets (first contentful paint 5 s,
+largest 4 s, total blocking time 2.5 s) are bars of ``benchmarks/run_all.py``, not assertions.  A full-page screenshot of each page is saved to
 ``_build/artifacts/screenshots/<page>.png``.
 
 The book is (re)built first if ``_build/html`` is missing or older than any of its
@@ -799,25 +798,14 @@ def test_disk_check_catches_a_missing_lazy_image(browser, built_site) -> None:
 
 
 # ------------------------------------------------------------------ first paint, slow phone
-#: Budgets on the slow phone link (site_checks.SLOW_PHONE: 1.6 Mbit/s, 150 ms round
-#: trip, CPU slowed 4x), cold cache (a first visit), the site served as a static host
-#: serves it (gzip): first contentful paint, largest contentful paint, and total
-#: blocking time (long tasks after the first paint until the page is quiet).  A chapter
-#: typeset by MathJax in the browser blocked for 9-10 s; typeset at build time, chapter 3
-#: (the longest page, 36,000 elements) blocks for 0.85-0.97 s on an idle 2-core machine,
-#: 1.6 s with two busy processes beside it, and 1.6-1.9 s in the test command (the other
-#: worker loading pages too): CPU throttling multiplies whatever slowdown the load causes,
-#: and a page benchmark run before the visit does not see it (the load falls on the
-#: browser's other threads).  The budget, 2.5 s, lies above the loaded range and a factor
-#: of four below the failure it guards against (typesetting or another heavy script at
-#: load); the idle value is tracked in benchmarks/site_weight.py.
-FCP_BUDGET_MS = 5_000
-LCP_BUDGET_MS = 4_000
-TBT_BUDGET_MS = 2_500
-#: Attempts per page; the best value of each measure counts.  Other processes on a busy
-#: machine only ever add time (CPU throttling multiplies whatever slowdown the load
-#: causes), so the best of a few cold visits is the measurement of the page itself.
-FCP_ATTEMPTS = 5
+#: The slow phone link (site_checks.SLOW_PHONE: 1.6 Mbit/s, 150 ms round trip, CPU slowed 4x),
+#: cold cache (a first visit), the site served as a static host serves it (gzip): the page must
+#: paint (first and largest contentful paint) and become quiet.  How fast is not asserted here
+#: (a busy machine only ever adds time): the measures of each visit are written to
+#: ``_build/artifacts/first_paint/``, and ``benchmarks/run_all.py`` holds them to their budgets
+#: (first contentful paint 5 s, largest 4 s, total blocking time 2.5 s: ``PAINT_BARS`` there),
+#: as ``benchmarks/site_weight.py`` does on every page.
+FIRST_PAINT_DIR = Path(__file__).resolve().parents[2] / "_build" / "artifacts" / "first_paint"
 
 
 def _fcp_pages() -> list[str]:
@@ -828,34 +816,18 @@ def _fcp_pages() -> list[str]:
 
 @pytest.mark.parametrize("page_name", _fcp_pages())
 def test_first_paint_on_slow_phone(browser, site_url, page_name) -> None:
-    """The intro and a chapter paint soon and do not block the main thread for long on
-    the slow phone link (Lighthouse's mobile measures, measured in the page)."""
-    runs: list[dict[str, float]] = []
-    budgets = {"fcp": FCP_BUDGET_MS, "lcp": LCP_BUDGET_MS, "tbt": TBT_BUDGET_MS}
-
-    def best(key: str) -> float:
-        return min(r[key] for r in runs)
-
-    for _ in range(FCP_ATTEMPTS):
-        context = browser.new_context(
-            viewport={"width": 390, "height": 844}, is_mobile=True, device_scale_factor=2, service_workers="block"
-        )
-        try:
-            runs.append(site_checks.measure_main_thread(context, f"{site_url}/{page_name}.html"))
-        finally:
-            context.close()
-        if all(best(k) <= budget for k, budget in budgets.items()):
-            break
-    seen = "; ".join(
-        f"{k.upper()} [{', '.join(f'{r[k]:.0f}' for r in runs)}] ms (budget {budgets[k]})" for k in budgets
+    """The intro and a chapter paint and become quiet on the slow phone link (Lighthouse's
+    mobile measures, measured in the page and recorded for the benchmark's budgets)."""
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, is_mobile=True, device_scale_factor=2, service_workers="block"
     )
-    seen += "" if any(r["quiet"] for r in runs) else "; the page was never quiet (inf: not measured)"
-    assert best("fcp") <= FCP_BUDGET_MS, (
-        f"{page_name}: first contentful paint {best('fcp') / 1000:.1f} s on the slow phone link "
-        f"({seen}). Something render-blocking was added to <head>?"
+    try:
+        run = site_checks.measure_main_thread(context, f"{site_url}/{page_name}.html")
+    finally:
+        context.close()
+    FIRST_PAINT_DIR.mkdir(parents=True, exist_ok=True)
+    (FIRST_PAINT_DIR / (page_name.replace("/", "__") + ".json")).write_text(
+        json.dumps({"page": page_name, **{k: (v if v != float("inf") else None) for k, v in run.items()}})
     )
-    assert best("lcp") <= LCP_BUDGET_MS, f"{page_name}: largest contentful paint too late ({seen})"
-    assert best("tbt") <= TBT_BUDGET_MS, (
-        f"{page_name}: the main thread is blocked too long after the first paint ({seen}); "
-        "a script doing heavy work at load (typesetting, layout of the whole page)?"
-    )
+    assert run["fcp"] != float("inf") and run["lcp"] != float("inf"), f"{page_name}: never painted ({run})"
+    assert run["quiet"], f"{page_name}: the main thread or the network never went quiet ({run})"
