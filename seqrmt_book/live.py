@@ -168,7 +168,21 @@ def _page_context(app: Any, pagename: str, templatename: str, context: dict, doc
     app.add_js_file("seqrmt/live.js", priority=800, defer="defer")
 
 
+#: The kernel settings ``live.js`` asks for on 127.0.0.1 and localhost (``python -m seqrmt.live``
+#: answers this address itself, before its files).
+NO_SERVER_FILE = "_seqrmt_live.json"
+
+
+def _no_server_file(app: Any, exception: Exception | None) -> None:
+    """``_seqrmt_live.json`` with no kernel server in it (``{}``) at the site's root: a build
+    served on 127.0.0.1 by any other static server answers ``live.js``'s question with "no local
+    server" instead of a 404 in the console (``python -m seqrmt.live`` serves its own)."""
+    if exception is None and app.builder.format == "html":
+        (Path(app.outdir) / NO_SERVER_FILE).write_text("{}\n", encoding="utf-8")
+
+
 def setup(app: Any) -> dict[str, Any]:
     # before seqrmt_book.assets (900), which defers the page's scripts
     app.connect("html-page-context", _page_context, priority=800)
+    app.connect("build-finished", _no_server_file)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -34,9 +34,21 @@
   const LOCAL_HOSTS = ["127.0.0.1", "localhost", "[::1]"];
   let started = false;
 
+  /* The state, and the text of the status region: a part between backticks (a command) is
+   * shown as code, not with its backticks. */
   const say = (state, text) => {
     box.setAttribute("data-seqrmt-livecode", state);
-    status.textContent = text;
+    status.textContent = "";
+    text.split("`").forEach((part, i) => {
+      if (!part) return;
+      if (i % 2) {
+        const code = document.createElement("code");
+        code.textContent = part;
+        status.appendChild(code);
+      } else {
+        status.appendChild(document.createTextNode(part));
+      }
+    });
   };
 
   const load = (tag, attrs) => new Promise((resolve, reject) => {
@@ -147,11 +159,13 @@
     button.setAttribute("aria-disabled", "true");
     say("loading", "Loading the live-code tools…");
     let local = null;
-    const failed = (message) => local
-      ? `Could not start a kernel on the local server (${message}). ` +
-        "Is `python -m seqrmt.live` still running? Reload the page to try again."
-      : `Could not start a kernel on mybinder.org (${message}). Reload the page to try again ` +
-        "later, or run the book on your computer: `python -m seqrmt.live` (see How to run it).";
+    // In a reader's words: what failed is in the console (console.warn below), not here.
+    const failed = () => local
+      ? "Could not start a kernel on the local server. Is `python -m seqrmt.live` still " +
+        "running? Reload the page to try again."
+      : "mybinder.org did not start a kernel for this page (it may be busy or out of reach). " +
+        "Reload the page to try again later, or run the book on your computer with " +
+        "`python -m seqrmt.live` (see How to run it).";
     try {
       local = await localServer();
       if (!local && !data.binder) throw new Error("no kernel source: no local server and no Binder repository");
@@ -164,7 +178,8 @@
       window.thebe.on("status", (_evt, d) => {
         if (!d) return;
         if (d.status === "error") {
-          say("error", failed(d.message || "no answer"));
+          console.warn("seqrmt live code:", d.message || "no answer");
+          say("error", failed());
         } else if (box.getAttribute("data-seqrmt-livecode") !== "ready" && d.status === "launching") {
           say("connecting", "Asking mybinder.org for a kernel: the first start of the book's " +
               "environment can take a few minutes; this page keeps working meanwhile.");
@@ -204,9 +219,11 @@
       if (box.getAttribute("data-seqrmt-livecode") !== "error") {
         const message = err && err.message ? err.message : String(err);
         say("error", box.getAttribute("data-seqrmt-livecode") === "loading"
-          ? `Live code could not start: ${message}` : failed(message));
+          ? "Live code could not start: its tools did not load. Reload the page to try again." : failed());
+        console.warn("seqrmt live code:", message);
+      } else {
+        console.warn("seqrmt live code:", err);
       }
-      console.warn("seqrmt live code:", err);
     }
   }
 
