@@ -28,6 +28,8 @@ module                   what it does
 ``previews``             previews of references to statements, exercises and equations
 ``numbering``            one numbering scheme on the website and in the PDF
 ``reading``              the reading time of every chapter page; the index of results
+``search``               the search page's ranking, Greek letters by name and symbol, the
+                         General Index of concepts and the API's own index
 ``products``             links to the PDF, slides, downloads and editions, left out when a
                          build did not make them
 ``repository``           the repository the site names: the workflow's own in a fork
@@ -58,6 +60,7 @@ EXTENSIONS = (
     "previews",
     "numbering",
     "reading",
+    "search",
     "products",
     "repository",
 )

@@ -31,8 +31,8 @@ with "Before you start." (or, without one, after the page title), in every forma
 **The index of results.**  sphinx-proof's domain index (``prf-prf.html``, "Proof Index") lists
 the raw labels of the statements (``thm-bulk``, ``def-large-T``).  The extension replaces it by
 an index a reader can use: the statements grouped by kind (theorems, conjectures, definitions,
-...), each as its number and title ("Theorem 2.1 (The bulk law)"), with the page it is on, in
-the order of the book.  The titles are collected from the doctrees (``env.seqrmt_statements``).
+...), each as its number and title ("Theorem 2.1 (The bulk law)", its formulas typeset on the
+website), with the page it is on, in the order of the book.  The titles are collected from the doctrees (``env.seqrmt_statements``).
 
 Config values: ``seqrmt_reading_pages`` (a regular expression matched against the docname;
 default the numbered chapters ``book/NN_...``), ``seqrmt_reading_words_per_minute`` (100),
@@ -286,8 +286,31 @@ KINDS = (
 )
 
 
-def statement_entries(env: Any) -> list[tuple[str, list[tuple]]]:
-    """The index of results: ``[(heading, [IndexEntry fields]), ...]``, in the book's order."""
+_INLINE_TEX = re.compile(r"(\$[^$]+\$)")
+
+
+def typeset_title(app: Any, text: str) -> Any:
+    """A statement's title for an HTML page: its ``$...$`` typeset (:mod:`seqrmt_book.typeset`),
+    the rest escaped, as markup that Jinja's ``|e`` keeps (the index's template escapes names)."""
+    from markupsafe import Markup, escape
+
+    from seqrmt_book import typeset
+
+    out = Markup("")
+    for part in _INLINE_TEX.split(text):
+        if len(part) > 2 and part.startswith("$") and part.endswith("$"):
+            formula = typeset.Formula(part[1:-1], False)
+            markup = typeset._build(app).markup("prf-prf", formula, "the index of results")
+            out += Markup(f'<span class="math notranslate nohighlight">{markup}</span>')
+        else:
+            out += escape(part)
+    return out
+
+
+def statement_entries(env: Any, app: Any = None) -> list[tuple[str, list[tuple]]]:
+    """The index of results: ``[(heading, [IndexEntry fields]), ...]``, in the book's order.
+    With ``app`` (an HTML build) the titles' formulas are typeset (:func:`typeset_title`); else
+    they stay TeX."""
     from sphinx.locale import _ as translate
 
     order = {doc: i for i, doc in enumerate(_toc_order(env))}
@@ -299,7 +322,7 @@ def statement_entries(env: Any) -> list[tuple[str, list[tuple]]]:
         if number:
             name += " " + ".".join(str(n) for n in number)
         if info["title"]:
-            name += f" ({info['title']})"
+            name = typeset_title(app, f"{name} ({info['title']})") if app is not None else f"{name} ({info['title']})"
         page = env.titles.get(info["docname"])
         extra = page.astext() if page is not None else ""
         key = (order.get(info["docname"], len(order)), tuple(number or (10**6,)), label)
@@ -338,7 +361,9 @@ def _replace_proof_index(app: Any) -> None:
         shortname = "Results"
 
         def generate(self, docnames: Any = None) -> tuple[list, bool]:
-            return statement_entries(self.domain.env), False
+            env = self.domain.env
+            html = getattr(getattr(env.app, "builder", None), "format", "") == "html"
+            return statement_entries(env, env.app if html else None), False
 
     ProofDomain.indices = [ResultsIndex]
     # a Domain copies its class's indices when it is made: replace the copy too
