@@ -305,15 +305,76 @@ def _location(translator: Any, node: Any) -> str:
     return f"{source}:{line}" if line else str(source)
 
 
+#: An inline formula of at least this many characters of TeX (spaces left out) may break across lines.
+BREAKABLE_LENGTH = 30
+#: What TeX breaks an inline formula after: relations and binary operators at the formula's top level.
+_RELATIONS = frozenset(
+    "= < > \\le \\leq \\ge \\geq \\ne \\neq \\approx \\to \\sim \\simeq \\equiv \\rightarrow \\Rightarrow "
+    "\\mapsto \\propto \\ll \\gg \\leqslant \\geqslant \\coloneqq".split()
+)
+_BINARIES = frozenset("+ - \\pm \\mp \\cdot \\times".split())
+_OPENERS = frozenset("{ ( [ \\{ \\langle \\left \\bigl \\Bigl \\biggl \\Biggl \\begin".split())
+_CLOSERS = frozenset("} ) ] \\} \\rangle \\right \\bigr \\Bigr \\biggr \\Biggr \\end".split())
+_TEX_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|\s+|.", re.S)
+
+
+def line_breaks(tex: str) -> list[str]:
+    """An inline formula cut where TeX may break it across lines: after a relation or a binary
+    operator of its top level (not inside braces, brackets, a norm, ``\\left...\\right``, an
+    environment or a sub- or superscript; not after a sign that opens a term).  Each part but the last ends with
+    its operator and ``{}``, so that the operator keeps its spacing when the part is typeset
+    alone.  A short formula (:data:`BREAKABLE_LENGTH`) or one without such a place: ``[tex]``."""
+    if len("".join(tex.split())) < BREAKABLE_LENGTH:
+        return [tex]
+    tokens = _TEX_TOKEN.findall(tex)
+    depth, norm, script, previous = 0, False, False, None
+    cuts: list[int] = []
+    for i, tok in enumerate(tokens):
+        if tok.isspace():
+            continue
+        if script:  # the argument of _ or ^: one token or a group
+            script = False
+            if tok == "{":
+                depth += 1
+            continue
+        if tok in _OPENERS:
+            depth += 1
+        elif tok in _CLOSERS:
+            depth = max(depth - 1, 0)
+        elif tok == "\\|":
+            norm = not norm
+        elif depth == 0 and tok in ("_", "^"):
+            script = True
+        elif depth == 0 and not norm and (tok in _RELATIONS or tok in _BINARIES):
+            opens_term = previous is None or previous in _RELATIONS or previous in _BINARIES or previous in "([,"
+            if not opens_term:
+                cuts.append(i + 1)
+        previous = tok
+    # no cut at the end, none right before another operator (as in "\\le -1")
+    parts, start = [], 0
+    for cut in cuts:
+        rest = "".join(tokens[cut:]).strip()
+        if not rest or _TEX_TOKEN.match(rest).group(0) in _RELATIONS:
+            continue
+        parts.append("".join(tokens[start:cut]).strip() + "{}")
+        start = cut
+    parts.append("".join(tokens[start:]).strip())
+    return parts if len(parts) > 1 else [tex]
+
+
 def visit_math(self: Any, node: Any) -> None:
-    """An inline formula: ``<span class="math notranslate nohighlight">`` and its markup."""
+    """An inline formula: ``<span class="math notranslate nohighlight">`` and its markup.  A
+    long one is typeset in the parts of :func:`line_breaks`, which the line may wrap between
+    (class ``seqrmt-breaks``; ``site.css``), as TeX wraps a paragraph: at a phone's width a
+    formula of a proof no longer runs past the column or scrolls."""
     from docutils import nodes
 
-    markup = _build(self.builder.app).markup(
-        self.builder.current_docname, Formula(node.astext(), False), _location(self, node)
-    )
-    self.body.append(self.starttag(node, "span", "", CLASS="math notranslate nohighlight"))
-    self.body.append(markup + "</span>")
+    build, location = _build(self.builder.app), _location(self, node)
+    parts = line_breaks(node.astext())
+    markups = [build.markup(self.builder.current_docname, Formula(part, False), location) for part in parts]
+    classes = "math notranslate nohighlight" + (" seqrmt-breaks" if len(parts) > 1 else "")
+    self.body.append(self.starttag(node, "span", "", CLASS=classes))
+    self.body.append("".join(markups) + "</span>")
     raise nodes.SkipNode
 
 

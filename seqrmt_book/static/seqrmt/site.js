@@ -113,8 +113,9 @@
 
   function watchEquations() {
     /* display equations, and inline formulas (span.math: one wider than the column, a long
-     * formula of a proof on a phone, scrolls sideways, site.css) */
-    Array.prototype.forEach.call(document.querySelectorAll("main div.math, main div.amsmath, main span.math"), watch);
+     * formula of a proof on a phone, scrolls sideways, site.css); a long one typeset in parts
+     * (span.math.seqrmt-breaks) wraps between them instead */
+    Array.prototype.forEach.call(document.querySelectorAll("main div.math, main div.amsmath, main span.math:not(.seqrmt-breaks)"), watch);
     document.documentElement.setAttribute("data-seqrmt-math", "watched");
   }
 
@@ -130,6 +131,21 @@
   nameSearchButtons();
   document.addEventListener("DOMContentLoaded", nameSearchButtons);
   window.addEventListener("load", nameSearchButtons);
+
+  /* The sidebars of a narrow screen are <dialog>s that the theme opens (showModal) and closes
+   * only on a tap outside them: after a tap on one of its entries the "Contents" drawer stayed
+   * open over the section the reader asked for.  A link followed in it closes it, and so does
+   * Escape (also when the focus has left the dialog). */
+  var DRAWERS = "dialog#pst-primary-sidebar-modal, dialog#pst-secondary-sidebar-modal";
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest("a[href]");
+    var drawer = link && link.closest(DRAWERS);
+    if (drawer && drawer.open && !event.defaultPrevented) drawer.close();
+  });
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape") return;
+    Array.prototype.forEach.call(document.querySelectorAll(DRAWERS), function (d) { if (d.open) d.close(); });
+  });
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", watchEquations);
   else watchEquations();
