@@ -33,7 +33,10 @@ In HTML a question is ``<div class="self-check">`` with a form (a text field or 
 buttons, a "Check" button), the feedback blocks hidden in the page (their math typeset at
 build time with the rest of the page by :mod:`seqrmt_book.typeset`) and a live region
 (``role="status"``) into which ``static/seqrmt/selfcheck.js`` copies the verdict and the
-feedback.  In other formats (the PDF) a question is printed as a boxed question with its
+feedback.  The answer is not in the page source in plain form: the script checks a reader's
+answer against salted hashes (:func:`answer_hashes`), and the options of a choice are shown
+with the right one at a place drawn from the question (:func:`placed_choices`; written by
+hand, it was the middle one in 10 of 16 questions).  In other formats (the PDF) a question is printed as a boxed question with its
 options, and a last section of the chapter, "Answers to the self-checks", gives each answer
 with its explanation.  A missing glue key, an answer that is not an option, or a
 misconception whose value is within the tolerance of the answer fails the build.
@@ -219,6 +222,7 @@ class SelfCheckDirective(SphinxDirective):
                 )
             node["answer"] = answer
             node["display"] = answer
+            choices = placed_choices(choices, answer, f"{self.env.docname}/{qid}")
             for index, raw in enumerate(choices):
                 paras = [c for c in raw.children]
                 if not paras or not isinstance(paras[0], nodes.paragraph):
@@ -273,16 +277,85 @@ class SelfCheckDirective(SphinxDirective):
         return [node]
 
 
+def placed_choices(choices: list, answer: str, key: str) -> list:
+    """The options in the order a reader sees them: the right one at a place drawn from
+    ``key`` (the page and the question, so every build puts it at the same place), the others
+    in their written order.  Written by hand, the right option was the middle one in 10 of 16
+    questions."""
+    right = [c for c in choices if c["choice"] == answer]
+    others = [c for c in choices if c["choice"] != answer]
+    place = int(fnv1a(key), 16) % len(choices)
+    return others[:place] + right + others[place:]
+
+
+# ---------------------------------------------------------------- answers out of the page source
+#: Grid steps per tolerance: a number is checked by the hash of its place on a grid this fine.
+GRID = 16
+
+
+def fnv1a(text: str) -> str:
+    """The 32-bit FNV-1a hash of ``text`` (UTF-8), as 8 hex digits (``selfcheck.js`` has the same)."""
+    h = 0x811C9DC5
+    for byte in text.encode("utf-8"):
+        h = ((h ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return f"{h:08x}"
+
+
+def answer_hashes(answer: float, tolerance: float, salt: str) -> tuple[float, list[str]]:
+    """``(step, hashes)``: a reader's number ``x`` is right when the hash of ``salt:k``, with
+    ``k = round(x / step)``, is one of ``hashes``, the places ``k`` with ``|k step - answer| <=
+    tolerance - step / 2`` (every ``x`` within ``tolerance - step`` of the answer is right, none
+    further than ``tolerance``)."""
+    step = tolerance / GRID
+    lo = math.ceil((answer - tolerance + step / 2) / step)
+    hi = math.floor((answer + tolerance - step / 2) / step)
+    return step, [fnv1a(f"{salt}:{k}") for k in range(lo, hi + 1)]
+
+
+def _keystream(salt: str, n: int) -> bytes:
+    words = (int(fnv1a(f"{salt}#{i}"), 16) for i in range((n + 3) // 4))
+    return b"".join(w.to_bytes(4, "little") for w in words)[:n]
+
+
+def seal(payload: Any, salt: str) -> str:
+    """``payload`` as JSON, XOR-ed with a key stream drawn from ``salt`` and base64-encoded:
+    what the page's script needs of a numeric answer (its printed form, and whether a wrong
+    number is too large or too small), not readable in the page source."""
+    import base64
+    import json
+
+    data = json.dumps(payload, separators=(",", ":")).encode("utf-8")
+    return base64.b64encode(bytes(a ^ b for a, b in zip(data, _keystream(salt, len(data))))).decode("ascii")
+
+
+def unseal(sealed: str, salt: str) -> Any:
+    """The inverse of :func:`seal` (for the tests)."""
+    import base64
+    import json
+
+    data = base64.b64decode(sealed)
+    return json.loads(bytes(a ^ b for a, b in zip(data, _keystream(salt, len(data)))).decode("utf-8"))
+
+
 # ---------------------------------------------------------------- HTML
 def _attr(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
 def visit_self_check_html(self: Any, node: self_check) -> None:
-    data = {"data-kind": node["kind"], "data-answer": node["answer"]}
+    """The question's box.  Its answer is not in the page in plain form: ``data-answer`` is
+    the salted hash of the right option's id, or of the grid places of the right numbers
+    (:func:`answer_hashes`); a number's printed answer and its side are sealed (:func:`seal`)."""
+    salt = fnv1a(f"{self.builder.current_docname}/{node['qid']}")
+    data = {"data-kind": node["kind"], "data-salt": salt}
     if node["kind"] == "number":
+        step, hashes = answer_hashes(node["answer"], node["tolerance"], salt)
+        data["data-answer"] = " ".join(hashes)
+        data["data-step"] = repr(step)
         data["data-tolerance"] = repr(node["tolerance"])
-        data["data-display"] = node["display"]
+        data["data-sealed"] = seal({"answer": node["answer"], "display": node["display"]}, salt)
+    else:
+        data["data-answer"] = fnv1a(f"{salt}:{node['answer']}")
     attrs = " ".join(f'{k}="{_attr(v)}"' for k, v in data.items())
     qid = node["qid"]
     self.body.append(

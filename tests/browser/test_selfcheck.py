@@ -49,7 +49,11 @@ JS_QUESTIONS = """
     key: f.getAttribute('data-for'), value: f.getAttribute('data-value'),
     hidden: f.hidden, text: f.textContent.replace(/\\s+/g, ' ').trim()}));
   const input = q.querySelector('input.self-check-input');
-  return {id: q.id, kind: q.getAttribute('data-kind'), answer: q.getAttribute('data-answer'),
+  // the answer is not in the page in plain form: the page's own check finds it
+  const options = Array.from(q.querySelectorAll('input[type=radio]')).map(r => r.value);
+  const answer = q.getAttribute('data-kind') === 'number' ? String(window.seqrmtSelfCheck.sealed(q).answer)
+                 : options.find(v => window.seqrmtSelfCheck.isRight(q, v));
+  return {id: q.id, kind: q.getAttribute('data-kind'), answer: answer,
           tolerance: parseFloat(q.getAttribute('data-tolerance')),
           ready: q.getAttribute('data-ready') === 'true',
           live: result ? [result.getAttribute('role'), result.getAttribute('aria-live')] : null,

@@ -9,9 +9,45 @@
  *   number: right within data-tolerance; a wrong answer near the value of a known
  *           misconception (data-value) gets that explanation, any other the "otherwise" one;
  *   choice: the explanation of the chosen option.
+ * The answer is not in the page in plain form (selfcheck.py): data-answer holds salted FNV-1a
+ * hashes (data-salt) of the right option's id, or of the places k = round(x / data-step) of the
+ * right numbers; a number's printed answer and its side are in data-sealed (XOR-ed with a key
+ * stream drawn from the salt, base64).
  */
 (function () {
   "use strict";
+
+  function fnv1a(text) {
+    var bytes = new TextEncoder().encode(text), h = 0x811c9dc5;
+    for (var i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i], 0x01000193) >>> 0;
+    return ("0000000" + h.toString(16)).slice(-8);
+  }
+
+  function unseal(box) {
+    var salt = box.getAttribute("data-salt"), raw = atob(box.getAttribute("data-sealed") || "");
+    var out = new Uint8Array(raw.length);
+    for (var i = 0; i < raw.length; i++) {
+      var word = parseInt(fnv1a(salt + "#" + Math.floor(i / 4)), 16);
+      out[i] = raw.charCodeAt(i) ^ ((word >>> (8 * (i % 4))) & 0xff);
+    }
+    return JSON.parse(new TextDecoder().decode(out));
+  }
+
+  function hashes(box) {
+    return (box.getAttribute("data-answer") || "").split(/\s+/);
+  }
+
+  /* Whether a reader's answer (a number, or an option's id) is right. */
+  function isRight(box, value) {
+    var salt = box.getAttribute("data-salt");
+    if (box.getAttribute("data-kind") === "number") {
+      var k = Math.round(value / parseFloat(box.getAttribute("data-step")));
+      return isFinite(k) && hashes(box).indexOf(fnv1a(salt + ":" + String(k))) >= 0;
+    }
+    return hashes(box).indexOf(fnv1a(salt + ":" + value)) >= 0;
+  }
+  /* for the tests and for readers' tools: the same checks the form makes */
+  window.seqrmtSelfCheck = {isRight: isRight, sealed: unseal};
 
   function parseNumber(text) {
     var t = String(text).trim().replace(/\u2212/g, "-").replace(/\s+/g, "");
@@ -55,7 +91,7 @@
   function checkNumber(box) {
     var input = box.querySelector(".self-check-input");
     var x = parseNumber(input.value);
-    var answer = parseFloat(box.getAttribute("data-answer"));
+    var sealed = unseal(box);
     var tol = parseFloat(box.getAttribute("data-tolerance"));
     if (!isFinite(x)) {
       input.setAttribute("aria-invalid", "true");
@@ -63,8 +99,8 @@
       return;
     }
     input.removeAttribute("aria-invalid");
-    if (Math.abs(x - answer) <= tol) {
-      show(box, "right", "Right: " + box.getAttribute("data-display") + ".",
+    if (isRight(box, x)) {
+      show(box, "right", "Right: " + sealed.display + ".",
            [feedbackFor(box, "correct")]);
       return;
     }
@@ -76,7 +112,7 @@
         return;
       }
     }
-    show(box, "wrong", "Not quite: " + input.value.trim() + " is too " + (x > answer ? "large" : "small") +
+    show(box, "wrong", "Not quite: " + input.value.trim() + " is too " + (x > sealed.answer ? "large" : "small") +
          ". Try again.", [feedbackFor(box, "otherwise")]);
   }
 
@@ -86,7 +122,7 @@
       show(box, "invalid", "Please choose one of the answers first.", []);
       return;
     }
-    var right = chosen.value === box.getAttribute("data-answer");
+    var right = isRight(box, chosen.value);
     var blocks = [feedbackFor(box, chosen.value)];
     if (right) blocks.push(feedbackFor(box, "correct"));
     else blocks.push(feedbackFor(box, "otherwise"));
