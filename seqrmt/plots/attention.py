@@ -578,10 +578,10 @@ def attention_explorer(
 ):
     """Key figure of the chapter: weight profile and ``alpha/kappa`` at a given ``tau``.
 
-    Left: the limit weights ``w_s(tau)`` (:func:`seqrmt.causal_weights`), the effective
+    Top: the limit weights ``w_s(tau)`` (:func:`seqrmt.causal_weights`), the effective
     weights of ``n_show`` sequences under real attention at dimension ``d``, and mean
-    pooling ``1/T``.  Right: :func:`attention_snr_tau` with the current ``tau`` marked;
-    the legend of the left panel lists ``alpha/kappa`` of causal vs mean for the
+    pooling ``1/T``.  Bottom: :func:`attention_snr_tau` with the current ``tau`` marked;
+    the legend of the top panel lists ``alpha/kappa`` of causal vs mean for the
     prefix and suffix blocks at this ``tau``.
     """
     tau = _checks.real("tau", tau)

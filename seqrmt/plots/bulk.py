@@ -118,11 +118,12 @@ def _annotate_atom(ax, atom: float, measured: float | None = None):
 
 
 def bulk_mp_figure(ratio: float = 0.5, d: int = 400, *, seed=0):
-    """Marchenko-Pastur law: eigenvalues of ``X X^T / n`` for white noise ``X`` (d x n).
+    """Marchenko-Pastur law: eigenvalues of ``Y Y^T / N`` for white noise ``Y`` (d x N).
 
-    With ``d/n -> c = ratio`` the spectrum converges to ``MP_c``: density
-    ``sqrt((b - x)(x - a)) / (2 pi c x)`` on ``[a, b] = [(1 - sqrt c)^2, (1 + sqrt c)^2]``
-    plus an atom ``1 - 1/c`` at zero when ``c > 1`` {marchenko1967}.
+    With ``d/N -> gamma = ratio`` the spectrum converges to ``MP_gamma``: density
+    ``sqrt((b - x)(x - a)) / (2 pi gamma x)`` on ``[a, b] = [(1 - sqrt gamma)^2, (1 + sqrt gamma)^2]``
+    plus an atom ``1 - 1/gamma`` at zero when ``gamma > 1`` {marchenko1967}.  The legend and the
+    alt text use chapter 2's names, ``N`` and ``gamma``.
     """
     c = _checks.positive("ratio", ratio)
     d = _checks.integer("d", d, minimum=2)
@@ -133,9 +134,9 @@ def bulk_mp_figure(ratio: float = 0.5, d: int = 400, *, seed=0):
     x = np.linspace(0, 1.1 * b, 600)
     fig, ax = figure(width=6.0, height=3.4)
     measured = _hist_continuous(
-        ax, lam, np.linspace(0, 1.1 * b, 50), color=SIM_COLOR, label=f"eigenvalues, d={d}, n={n}"
+        ax, lam, np.linspace(0, 1.1 * b, 50), color=SIM_COLOR, label=f"eigenvalues, d={d}, N={n}"
     )
-    ax.plot(x, mp_density(x, c), color=THEORY_COLOR, lw=1.6, label=f"MP density, c={c:g}")
+    ax.plot(x, mp_density(x, c), color=THEORY_COLOR, lw=1.6, label=f"MP density, $\\gamma$={c:g}")
     _mark_edges(ax, a, b)
     ax.set_xlim(-0.05 * b, 1.1 * b)
     ax.set_ylim(0, None)
@@ -149,7 +150,7 @@ def bulk_mp_figure(ratio: float = 0.5, d: int = 400, *, seed=0):
     return set_alt(
         fig,
         f"Histogram of the eigenvalues of a {d} by {n} white-noise sample covariance "
-        f"(ratio c = {fmt(c)}) with the Marchenko-Pastur density: the eigenvalues fill "
+        f"(ratio γ = d/N = {fmt(c)}) with the Marchenko-Pastur density: the eigenvalues fill "
         f"the support from {fmt(a)} to {fmt(b)} (dashed edges; simulated range "
         f"{fmt(max(lam.min(), 0))} to {fmt(lam.max())}){atom_txt}.",
     )
@@ -446,8 +447,8 @@ def bulk_token_count_figure(delta: float = 0.5, gamma: float = 0.5, Ts=(1, 8), *
 
     With one token per sequence, ``c_n`` is a single column of the table and the number of
     times each token is used is a classical (multinomial, nearly Poisson) count; for longer
-    sequences Theorem 1 holds.  Left: histograms of ``lambda/kappa`` for each ``T`` in ``Ts``
-    (mean pooling, centered ``S``) with the law.  Right: the difference between the empirical
+    sequences Theorem 1 holds.  Top: histograms of ``lambda/kappa`` for each ``T`` in ``Ts``
+    (mean pooling, centered ``S``) with the law.  Bottom: the difference between the empirical
     distribution function and :meth:`seqrmt.BulkLaw.cdf`, whose maximum is the Kolmogorov
     distance given in the legend.
     """
@@ -530,11 +531,11 @@ def bulk_fixed_T_figure(
 ):
     """The fixed-``T`` law and Theorem 1 against a simulated spectrum at small ``T``.
 
-    Left: histogram of the nonzero eigenvalues of the centered ``S`` (three tables pooled by
+    Top: histogram of the nonzero eigenvalues of the centered ``S`` (three tables pooled by
     default, :func:`bulk_pooled_spectrum`; area = fraction of nonzero eigenvalues), the density
     of Theorem 1 (:class:`seqrmt.BulkLaw`, dashed) and that of the fixed-``T`` law
     (:func:`seqrmt.fixed_T_bulk_law`); the two atoms at ``0`` and the measured fraction of zero
-    eigenvalues are annotated.  Right: ``F_emp - F`` for both laws, whose largest absolute
+    eigenvalues are annotated.  Bottom: ``F_emp - F`` for both laws, whose largest absolute
     value is the Kolmogorov distance given in the legend.  ``eigenvalues`` may be passed to
     reuse a pooled spectrum.
     """
@@ -615,9 +616,9 @@ def bulk_fixed_T_convergence_figure(
 ):
     """The fixed-``T`` law tends to Theorem 1 as ``T`` grows.
 
-    Left: ``F_T - F`` against ``lambda / kappa``, where ``F_T`` is the distribution function of
+    Top: ``F_T - F`` against ``lambda / kappa``, where ``F_T`` is the distribution function of
     the fixed-``T`` law (:func:`seqrmt.fixed_T_bulk_law`) rescaled by ``kappa`` and ``F`` that of
-    Theorem 1 (:class:`seqrmt.BulkLaw`), one curve per ``T`` in ``Ts``.  Right: the
+    Theorem 1 (:class:`seqrmt.BulkLaw`), one curve per ``T`` in ``Ts``.  Bottom: the
     Kolmogorov distance ``sup |F_T - F|`` and the excess of the atom ``atom_T - atom``
     against ``T`` (log scales; the distance levels off at the numerical accuracy of the
     fixed-``T`` law, about ``1e-3`` when ``delta = gamma`` puts a hard edge at ``0``).

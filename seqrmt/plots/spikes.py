@@ -265,7 +265,7 @@ def spikes_centering(
     The pooled vectors carry the vocabulary-mean noise ``sigma_w zbar``; in the
     uncentered ``S`` it is a spike of strength ``sigma_w^2 ||zbar||^2 ~ sigma_w^2 delta``
     that obeys the same two-stage BBP formulas as the signal. Centering removes it.
-    Left: uncentered, right: centered (same table and sequences). The exact predictions
+    Top: uncentered, bottom: centered (same table and sequences). The exact predictions
     use the realized ``||mu + Delta||^2``, ``||Delta||^2`` and ``||zbar||^2`` when
     ``realized`` is true.
     """
