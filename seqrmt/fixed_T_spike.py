@@ -152,6 +152,15 @@ class FixedTPrediction(Prediction):
         one of the half-size sparse draws (:attr:`FixedTSpike.outlier_bias`); ``0`` without such an
         outlier.  Where that outlier barely leaves the bulk of ``d M`` the prediction is sensitive to
         it (a change of 1 % in ``t_*`` can move the alignment by 0.03), and this is the larger error.
+
+        These four are numerical errors: how the prediction moves with the number of atoms and with
+        the size of the draws.  They do not measure the error of the approximations themselves (one
+        atom for the outlier of ``d M`` along ``s``, the deterministic equivalents of the conjecture),
+        and where ``d M`` has that outlier (:attr:`FixedTSpike.s_outlier` not ``None``) the error of
+        ``overlap`` can exceed them all: chapter 3 ("What the reported error leaves out") measures a
+        setting at ``T = 4`` where the simulated alignment lies below ``overlap`` by more than
+        ``overlap_error + outlier_overlap_error``.  There they are a lower bound on the error, not an
+        error bar; the prediction is not corrected for it.
     d : int or None
         The dimension of the validity check below (``None``: not asked).
     bulk_above : float or None
@@ -263,8 +272,8 @@ class FixedTSpike:
     the real part; :meth:`width` gives ``|Im H / Re H|`` at the root, and no signal eigenvalue is
     predicted where it exceeds ``max_width`` (the root then lies in a part of the bulk with a
     density, as in the bumps of the bulk at ``T' = 1``, one per count of draws of a token).
-    Exactly, the spectral measure of ``S`` in the direction ``u`` has the Stieltjes transform
-    ``G(z) / (1 - beta H(z) / delta)``: an atom of mass ``eta`` at ``x`` when ``x`` is in a gap of the
+    Under the assumptions of the conjecture, the limit of the spectral measure of ``S`` in the
+    direction ``u`` has the Stieltjes transform ``G(z) / (1 - beta H(z) / delta)``: an atom of mass ``eta`` at ``x`` when ``x`` is in a gap of the
     bulk, a narrow peak of that mass when the density there is small.
 
     **One eigenvalue or several (dimension d).**  The peak is carried by the top eigenvalue when
@@ -777,8 +786,9 @@ def fixed_T_predict(
 ) -> FixedTPrediction:
     """The signal eigenvalue of ``S`` at fixed ``T`` (:class:`FixedTSpike`, cached by its arguments).
 
-    The exact-in-``T`` counterpart of :func:`predict` (``finite_table=True``), derived in this
-    book (chapter 3, conjecture ``conj-fixed-T-spike``): ``sample_outlier`` solves
+    The fixed-``T`` counterpart of :func:`predict` (``finite_table=True``), derived in this book
+    under named assumptions and not proved (chapter 3, conjecture ``conj-fixed-T-spike``; checked
+    against simulations there): ``sample_outlier`` solves
     ``G(x) Gamma_s(G(x)) = delta / (||mu + Delta||^2 - delta)`` and ``overlap`` is the squared cosine of
     its eigenvector with ``mu / ||mu||``.  One call takes a few seconds at ``T <= 64`` (building the
     model); further calls with the same ``delta, gamma, w, R`` reuse it (milliseconds).
@@ -813,7 +823,9 @@ def fixed_T_predict(
         ``population_overlap`` are those of the population stage (``N -> infinity``), which do not
         depend on ``T`` beyond ``kappa`` and ``alpha``; ``bulk_edge`` is ``inf`` (the fixed-``T``
         bulk has no right edge); ``mean_outlier`` and ``mean_overlap`` (uncentered) from the
-        Perron eigenvalue of ``d M``; the discretization errors; with ``d``, the validity check
+        Perron eigenvalue of ``d M``; the discretization errors and the draw errors of the outlier
+        of ``d M`` (numerical errors only: where ``d M`` has an outlier along ``s`` the error of
+        ``overlap`` can be larger, see :class:`FixedTPrediction`); with ``d``, the validity check
         (``bulk_above``, ``single_eigenvalue``) and ``mass_above``.
     """
     d = options.get("d")
