@@ -65,12 +65,14 @@ class LinkReport:
     broken: list[tuple[str, str, str]] = field(default_factory=list)  # (url, parent page, result)
 
     def summary(self) -> str:
-        return f"{self.pages} pages, {self.checked} links and files checked, {len(self.broken)} broken"
+        return f"{self.pages} pages, {self.checked} distinct files and links checked, {len(self.broken)} broken"
 
 
 def pages(folder: Path) -> list[Path]:
-    """Every HTML page under ``folder``."""
-    return sorted(Path(folder).rglob("*.html"))
+    """Every HTML page under ``folder``, but the themes' Jinja macro files that they copy into
+    ``_static/`` (``webpack-macros.html``: templates, never served as pages)."""
+    folder = Path(folder)
+    return sorted(p for p in folder.rglob("*.html") if "_static" not in p.relative_to(folder).parts)
 
 
 def check_links(folder: Path) -> LinkReport:
@@ -89,7 +91,9 @@ def check_links(folder: Path) -> LinkReport:
     start = pages(folder)
     if not start:
         raise ValueError(f"folder={folder}: no HTML page to check")
-    cmd = [sys.executable, "-m", "linkcheck", "--no-status", "--no-warnings", "--output=csv", "--recursion-level=-1"]
+    # --verbose: every URL in the report (only the failures otherwise), so that it says how many it checked
+    cmd = [sys.executable, "-m", "linkcheck", "--no-status", "--no-warnings", "--verbose", "--output=csv"]
+    cmd += ["--recursion-level=-1"]
     # only what lies inside the folder: other file:// addresses and every other scheme are not followed
     cmd += ["--ignore-url", f"^(?!file://{folder}/)", *(p.as_uri() for p in start)]
     run = subprocess.run(cmd, capture_output=True, text=True, cwd=folder)
@@ -97,9 +101,10 @@ def check_links(folder: Path) -> LinkReport:
         raise RuntimeError(f"linkchecker failed ({run.returncode}):\n{run.stderr[-3000:]}")
     lines = [line for line in run.stdout.splitlines() if line and not line.startswith("#")]
     report = LinkReport(pages=len(start))
+    csv.field_size_limit(2**31 - 1)  # data: addresses of embedded images are long
     for row in csv.DictReader(io.StringIO("\n".join(lines)), delimiter=";"):
-        if row.get("urlname") is None:
-            continue
+        if row.get("urlname") is None or row.get("result", "").strip() in ("ignored", "filtered"):
+            continue  # outside the folder (external addresses, data:) or filtered by LinkChecker
         report.checked += 1
         if row.get("valid", "").strip().lower() not in ("true", "1"):
             report.broken.append((row.get("urlname", ""), row.get("parentname", ""), row.get("result", "")))

