@@ -11,7 +11,8 @@ cannot disagree.
 The script executes each deck (nbclient, working directory ``slides/``), or takes its
 outputs from the book's execution cache (jupyter-cache in ``_build/.jupyter_cache``, with the
 dependency keys of ``seqrmt_book/cache.py``: a deck is executed again when its code,
-``seqrmt`` or ``requirements.txt`` changed, and an edit of its text only re-renders it), and
+``requirements.txt`` or a module of ``seqrmt`` that it ran changed, and an edit of its text only
+re-renders it), and
 writes
 
 * ``_build/html/slides/<deck>.html``: a reveal.js deck; figures are embedded as PNG
@@ -54,6 +55,7 @@ import json
 import re
 import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -276,14 +278,16 @@ def copy_vendor() -> None:
 
 
 @functools.cache
-def _dependency_hashes() -> tuple[str, dict[str, str]]:
-    """The hashes of what the decks depend on, computed once per run."""
-    return seqrmt_cache.configured_hashes(ROOT)
+def _dependencies() -> tuple[str, list[Path]]:
+    """The common hash and the package folders of the decks' keys, computed once per run."""
+    return seqrmt_cache.configured_dependencies(ROOT)
 
 
-def dependency_key(path: Path) -> str:
-    """The deck's dependency key, with the book's settings (``_config.yml``)."""
-    return seqrmt_cache.notebook_key(path, *_dependency_hashes())
+def dependency_key(path: Path) -> str | None:
+    """The key of the deck's recorded execution if what it used is unchanged, else ``None`` (its
+    cache entries are then dropped), with the book's settings (``_config.yml``)."""
+    keys, _ = seqrmt_cache.current_keys(CACHE, [str(path)], ROOT, _dependencies()[0])
+    return keys[str(path)]
 
 
 def execute(path: Path, use_cache: bool = True) -> tuple[nbformat.NotebookNode, str]:
@@ -293,8 +297,7 @@ def execute(path: Path, use_cache: bool = True) -> tuple[nbformat.NotebookNode, 
         from jupyter_cache import get_cache
         from jupyter_cache.base import CacheBundleIn
 
-        key = dependency_key(path)
-        seqrmt_cache.invalidate_cache(CACHE, {str(path): key})
+        dependency_key(path)  # drops the entries of the deck made with other dependencies
         cache = get_cache(str(CACHE))
         try:
             cache.match_cache_notebook(nb)
@@ -303,16 +306,25 @@ def execute(path: Path, use_cache: bool = True) -> tuple[nbformat.NotebookNode, 
         else:
             return cache.merge_match_into_notebook(nb)[1], "cache"
     t0 = time.perf_counter()
-    NotebookClient(
-        nb, timeout=TIMEOUT, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
-    ).execute()
+    common, folders = _dependencies()
+    with tempfile.TemporaryDirectory(prefix="seqrmt-record-") as tmp:  # what the deck uses
+        record = Path(tmp) / "record.json"
+        NotebookClient(
+            nb,
+            timeout=TIMEOUT,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(path.parent)}},
+            extra_arguments=seqrmt_cache.kernel_arguments(record, folders),
+        ).execute()
+        files = seqrmt_cache.read_record(record, ROOT, folders)
     if use_cache:
-        cache.cache_notebook_bundle(
+        entry = cache.cache_notebook_bundle(
             CacheBundleIn(nb, str(path), data={"execution_seconds": time.perf_counter() - t0}),
             check_validity=False,
             overwrite=True,
         )
-        seqrmt_cache.record_key(CACHE, str(path), key)
+        key = seqrmt_cache.dependency_key(ROOT, common, files)
+        seqrmt_cache.record_dependencies(CACHE, str(path), entry.hashkey, key, files)
     return nb, "executed"
 
 

@@ -13,7 +13,8 @@ beforehand with several kernels at once, so that the builds that follow execute 
 
 It executes exactly as the build would (jupyter-cache's ``single_nb_execution``, the
 notebook's folder as working directory, the ``execute: timeout`` of ``_config.yml``), and
-stores the result with the same dependency key.  Each kernel gets one BLAS/OpenMP thread
+stores the result with what its execution used, as the build does (the dependency keys of
+``seqrmt_book/cache.py``: a notebook is executed again when a module it ran changed).  Each kernel gets one BLAS/OpenMP thread
 (``OPENBLAS_NUM_THREADS=1`` and the like in the environment of the kernel process, ``--threads``
 to change it): two kernels with threaded BLAS on two cores oversubscribe them (in CI chapter 3
 took 229 s beside another kernel against 29 s alone).  A notebook that fails is reported with its
@@ -90,16 +91,15 @@ def _limit_threads(threads: int) -> None:
         os.environ[name] = str(threads)
 
 
-def _run(path: str, timeout: int) -> tuple[str, dict, float, str | None]:
+def _run(path: str, timeout: int) -> tuple[str, dict, float, str | None, dict[str, str]]:
     """Execute one notebook in a fresh kernel (in a worker process, whose environment the
-    kernel inherits: see :func:`_limit_threads`)."""
-    from jupyter_cache.executors.utils import single_nb_execution
-
+    kernel inherits: see :func:`_limit_threads`), recording what it uses of the packages."""
     nb = nbformat.read(path, as_version=4)
-    result = single_nb_execution(
-        nb, cwd=str(Path(path).parent), timeout=timeout, allow_errors=False, meta_override=True
+    _, folders = seqrmt_cache.configured_dependencies(ROOT)
+    result, files = seqrmt_cache.execute_recorded(
+        nb, str(Path(path).parent), timeout, False, ROOT, folders, meta_override=True
     )
-    return path, nbformat.writes(nb), result.time, result.exc_string if result.err else None
+    return path, nbformat.writes(nb), result.time, result.exc_string if result.err else None, files
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -117,12 +117,11 @@ def main(argv: list[str] | None = None) -> int:
     from jupyter_cache.base import CacheBundleIn
 
     timeout = int((_config().get("execute") or {}).get("timeout", 600))
-    common, packages = seqrmt_cache.configured_hashes(ROOT)
+    common, _ = seqrmt_cache.configured_dependencies(ROOT)
     paths = book_notebooks() + ([] if args.book else deck_notebooks())
-    keys = {str(p): seqrmt_cache.notebook_key(p, common, packages) for p in paths}
     CACHE.mkdir(parents=True, exist_ok=True)
     cache = get_cache(str(CACHE))
-    stale = seqrmt_cache.invalidate_cache(CACHE, keys)
+    _, stale = seqrmt_cache.current_keys(CACHE, [str(p) for p in paths], ROOT, common)
     if stale:
         print(f"dependencies changed: {len(stale)} cache entries dropped", flush=True)
     todo = []
@@ -144,18 +143,19 @@ def main(argv: list[str] | None = None) -> int:
     with cf.ProcessPoolExecutor(max_workers=args.jobs, initializer=_limit_threads, initargs=(args.threads,)) as pool:
         futures = [pool.submit(_run, str(p), timeout) for p in todo]
         for fut in cf.as_completed(futures):
-            path, text, seconds, error = fut.result()
+            path, text, seconds, error, files = fut.result()
             name = Path(path).relative_to(ROOT).as_posix()
             if error:
                 failed.append(name)
                 print(f"{name}: FAILED after {seconds:.1f} s\n{error}", file=sys.stderr, flush=True)
                 continue
-            cache.cache_notebook_bundle(
+            record = cache.cache_notebook_bundle(
                 CacheBundleIn(nbformat.reads(text, as_version=4), path, data={"execution_seconds": seconds}),
                 check_validity=False,
                 overwrite=True,
             )
-            seqrmt_cache.record_key(CACHE, path, keys[path])
+            key = seqrmt_cache.dependency_key(ROOT, common, files)
+            seqrmt_cache.record_dependencies(CACHE, path, record.hashkey, key, files)
             done.append(f"{name} ({seconds:.1f} s)")
             print(f"{name}: executed in {seconds:.1f} s", flush=True)
     elapsed = time.perf_counter() - t0

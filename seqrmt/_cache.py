@@ -112,8 +112,13 @@ def _reads_data(path: Path) -> bool:
 
 def dependencies(modules: set[str], root: Path = ROOT, package: str = PACKAGE) -> list[Path]:
     """The files a computation of ``modules`` may use: their sources and, transitively, those of
-    every module of the package they import (:func:`import_graph`, computed once per process), with the package's data files
-    when one of them imports ``importlib.resources``."""
+    every module of the package they import (:func:`import_graph`), with the package's data files
+    when one of them imports ``importlib.resources``.  Computed once per process."""
+    return list(_dependencies(frozenset(modules), root, package))
+
+
+@functools.lru_cache(maxsize=256)
+def _dependencies(modules: frozenset[str], root: Path, package: str) -> tuple[Path, ...]:
     graph = import_graph(root, package)
     todo, seen = [m for m in modules if m in graph], set()
     while todo:
@@ -128,7 +133,7 @@ def dependencies(modules: set[str], root: Path = ROOT, package: str = PACKAGE) -
             for p in root.rglob("*")
             if p.is_file() and p.suffix not in (".py", ".pyc", ".pyo") and "__pycache__" not in p.parts
         )
-    return sorted(files)
+    return tuple(sorted(files))
 
 
 @functools.lru_cache(maxsize=256)
@@ -142,19 +147,27 @@ def dependency_hash(modules: frozenset[str], root: Path = ROOT, package: str = P
     return h.hexdigest()
 
 
+#: The files that the entries asked for in this process depend on (the files their keys hash).  A
+#: notebook's kernel that records what the notebook used (``seqrmt_book/cache.py``) counts them, and
+#: not this module's own reads of the sources: an entry read from the disk was computed by them.
+DEPENDENCY_FILES: set[str] = set()
+
+
 def _source_key(key: tuple) -> str:
     """The source hash of an entry asked for from here: of the modules of :func:`dependencies` for
     the caller's module and the modules the key names, or of the whole package for a caller outside
-    the package."""
+    the package (both noted in :data:`DEPENDENCY_FILES`)."""
     frame = sys._getframe(1)
     while frame is not None and frame.f_code.co_filename == __file__:
         frame = frame.f_back
     caller = frame.f_globals.get("__name__", "") if frame is not None else ""
     if not (caller == PACKAGE or caller.startswith(PACKAGE + ".")):
+        DEPENDENCY_FILES.update(str(p) for p in _sources(ROOT))
         return source_hash()
     graph = import_graph()
-    named = {v for v in key if isinstance(v, str) and v in graph}
-    return dependency_hash(frozenset({caller, *named}))
+    modules = frozenset({caller, *(v for v in key if isinstance(v, str) and v in graph)})
+    DEPENDENCY_FILES.update(str(p) for p in dependencies(modules))
+    return dependency_hash(modules)
 
 
 def folder() -> Path | None:

@@ -6,18 +6,42 @@ with ``execute: execute_notebooks: cache``.
 myst-nb's execution cache (jupyter-cache, in ``_build/.jupyter_cache``, shared by the HTML and
 the PDF builds) matches a notebook by the source of its code cells only, and Sphinx re-reads a
 page only when its own source changed.  Both would keep figures and numbers computed by old
-code after an edit of ``seqrmt``.  This extension adds what a notebook depends on:
+code after an edit of ``seqrmt``.  This extension adds what a notebook depends on, as recorded
+while it ran.
 
-* the **dependency key** of a notebook is a hash of ``seqrmt_cache_files`` (default
-  ``requirements.txt``) together with the installed versions of the distributions it names
-  and the Python version, plus, for every package of ``seqrmt_cache_packages`` (default
-  ``seqrmt``) that one of the notebook's code cells imports, every file of that package's
-  folder.  ``seqrmt/__init__.py`` imports all of its modules, so a chapter that imports
-  ``seqrmt`` depends on all of them: nothing finer is known;
-* before Sphinx reads anything (``env-get-outdated``), every cache entry of a notebook whose
-  key changed since it was executed is removed (the key of each entry is kept beside the
-  cache, in ``seqrmt-dependencies.json``), and the notebook is returned as outdated, so that
-  Sphinx re-reads it and myst-nb executes it again: **no page keeps an output of old code**;
+**The rule.**  The **dependency key** of a notebook's cache entry is a hash of
+
+* ``seqrmt_cache_files`` (default ``requirements.txt``) with the installed versions of the
+  distributions it names, and the Python version: a change re-executes every notebook;
+* for the packages of ``seqrmt_cache_packages`` (default ``seqrmt``), what the notebook's
+  execution *used*, recorded in its kernel (:func:`kernel_arguments`: coverage.py, started before
+  the first cell and measuring those folders only, and an audit hook on the files opened):
+
+  - the **whole source** of every module of which a function ran (an executed line inside a
+    function's body: a function of ``spikes`` called through ``sr.predict`` makes ``spikes``
+    used), and of every file of the package that the code opened (a data table, a source shown by
+    ``inspect.getsource`` or by a traceback);
+  - the **interface** of every other module the notebook imported: the module without the bodies
+    and docstrings of its functions (its imports, constants, classes, signatures, default values,
+    decorators, and the module's ``__getattr__``, which looks its names up; compared as a syntax
+    tree, so comments, blank lines and line numbers do not count).
+    ``import seqrmt`` imports all the formula modules: a chapter that never calls a function of
+    ``learning`` depends on its interface only.
+
+  So an edit inside a function (its code, its docstring, a comment) re-executes exactly the
+  notebooks (chapters, problem sets, slide decks) that ran a function of that module; an edit of a
+  module's top level (a constant, an import, a signature) re-executes every notebook that imported
+  it; a module every notebook runs (``_checks``, ``plots/_style``) re-executes them all.  Without
+  coverage.py in the kernel (it comes with ``nbval``) every module the notebook imported counts
+  whole, and a notebook whose record is missing depends on every file of the packages;
+
+* before Sphinx reads anything (``env-get-outdated``), the key of every notebook is computed again
+  from its record and the current files; the cache entries of a notebook whose key changed, or
+  that have no record (older code cells of the notebook, entries of an earlier scheme), are
+  removed, and the notebook is returned as outdated, so that Sphinx re-reads it and myst-nb
+  executes it again: **no page keeps an output of old code**.  The record of each notebook (the
+  files, how they count, the key and the cache entry it belongs to) is kept beside the cache, in
+  ``seqrmt-dependencies.json``; an execution replaces it;
 * the key each page was read with is stored in Sphinx's environment, so a build that stopped
   half-way catches up on the next one;
 * after the build (``build-finished``) a report says, for every notebook, whether it was
@@ -26,14 +50,18 @@ code after an edit of ``seqrmt``.  This extension adds what a notebook depends o
   appended, one line per build, to ``_build/reports/executions.log`` (where
   ``scripts/execute_notebooks.py`` and ``scripts/build_slides.py`` report too).
 
-The extension works with any ``nb_execution_mode``; with ``force`` the outdated pages are
-re-read and re-executed all the same.
+The scripts that fill the cache outside Sphinx execute with :func:`execute_recorded` and keep the
+record with :func:`record_dependencies`.  Limits: code run in another process (a process pool)
+is not recorded, nor is a module imported before the first cell; with an execution mode other
+than ``cache`` there is no record, and a page depends on every file of the packages it imports.
 """
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -50,7 +78,6 @@ LOGGER = logging.getLogger(__name__)
 
 #: Beside the jupyter-cache database: the dependency key of every notebook's cache entries.
 KEYS_FILE = "seqrmt-dependencies.json"
-_IMPORT = re.compile(r"^\s*(?:from|import)\s+([A-Za-z_]\w*)", re.M)
 _REQUIREMENT_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
@@ -92,8 +119,9 @@ def installed_versions(requirements: Path) -> list[str]:
     return sorted(out)
 
 
-def dependency_hashes(root: Path, files: list[str], packages: list[str]) -> tuple[str, dict[str, str]]:
-    """The hash shared by every notebook, and one hash per package folder."""
+def common_hash(root: Path, files: list[str]) -> str:
+    """The hash every notebook's key holds: the Python version, the files ``files`` (relative to
+    ``root``) and, for a ``requirements*.txt``, the installed versions of what it names."""
     digest = hashlib.sha256(sys.version.encode())
     for name in files:
         path = root / name
@@ -102,34 +130,11 @@ def dependency_hashes(root: Path, files: list[str], packages: list[str]) -> tupl
             digest.update(hashlib.sha256(path.read_bytes()).digest())
             if path.name.startswith("requirements") and path.suffix == ".txt":
                 digest.update("\n".join(installed_versions(path)).encode())
-    pkgs = {name: _hash_files(package_files(root / name), root) for name in packages if (root / name).is_dir()}
-    return digest.hexdigest(), pkgs
+    return digest.hexdigest()
 
 
-def notebook_imports(path: Path) -> set[str]:
-    """Top-level names imported by the code cells of a notebook."""
-    try:
-        nb = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return set()
-    names: set[str] = set()
-    for cell in nb.get("cells", []):
-        if cell.get("cell_type") == "code":
-            src = cell.get("source", "")
-            names.update(_IMPORT.findall("".join(src) if isinstance(src, list) else src))
-    return names
-
-
-def notebook_key(path: Path, common: str, packages: dict[str, str]) -> str:
-    used = sorted(name for name in packages if name in notebook_imports(path))
-    digest = hashlib.sha256(common.encode())
-    for name in used:
-        digest.update(f"\0{name}\0{packages[name]}".encode())
-    return digest.hexdigest()[:16]
-
-
-def configured_hashes(root: Path) -> tuple[str, dict[str, str]]:
-    """:func:`dependency_hashes` with the files and packages set in the book's ``_config.yml``.
+def configured_dependencies(root: Path) -> tuple[str, list[Path]]:
+    """The common hash and the package folders set in the book's ``_config.yml``.
 
     For the scripts that fill the cache outside Sphinx (``scripts/execute_notebooks.py``,
     ``scripts/build_slides.py``), with the defaults of the Sphinx configuration values.
@@ -138,32 +143,258 @@ def configured_hashes(root: Path) -> tuple[str, dict[str, str]]:
 
     conf = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8")) or {}
     options = (conf.get("sphinx") or {}).get("config") or {}
-    return dependency_hashes(
-        root,
-        list(options.get("seqrmt_cache_files", ["requirements.txt"])),
-        list(options.get("seqrmt_cache_packages", ["seqrmt"])),
-    )
+    files = list(options.get("seqrmt_cache_files", ["requirements.txt"]))
+    packages = list(options.get("seqrmt_cache_packages", ["seqrmt"]))
+    return common_hash(root, files), [root / name for name in packages]
 
 
-# ------------------------------------------------------------------ Sphinx side
-def _notebooks(app: Any, env: Any) -> dict[str, Path]:
-    """docname -> source path of every notebook page."""
+def _parse(path: Path) -> ast.Module | None:
+    try:
+        return ast.parse(path.read_bytes(), filename=str(path))
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+
+#: Functions of a module's top level that are part of its interface: Python calls them to look up
+#: the module's names (``from m import *`` too), so they run in every notebook that imports it.
+MODULE_HOOKS = ("__getattr__", "__dir__")
+
+
+def _functions(tree: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    hooks = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in MODULE_HOOKS]
+    skip = {id(node) for hook in hooks for node in ast.walk(hook)}
+    return [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and id(node) not in skip
+    ]
+
+
+def function_body_lines(path: Path) -> set[int]:
+    """The lines of a module that only run when one of its functions runs: the bodies of its
+    functions (a function written on one line counts with its ``def``, which runs at import), but
+    not of the module's ``__getattr__`` and ``__dir__`` (:data:`MODULE_HOOKS`, its interface)."""
+    tree = _parse(path)
+    lines: set[int] = set()
+    for node in _functions(tree) if tree is not None else []:
+        lines.update(range(node.body[0].lineno, (node.end_lineno or node.body[-1].lineno) + 1))
+    return lines
+
+
+def interface_source(path: Path) -> str:
+    """What a module is to a notebook that imported it but ran none of its functions: its syntax
+    tree without the bodies (and docstrings) of its functions but :data:`MODULE_HOOKS`, as text (no
+    comments, no line numbers).  A file that does not parse is its whole text."""
+    tree = _parse(path)
+    if tree is None:
+        return path.read_bytes().hex() if path.is_file() else ""
+    for node in _functions(tree):
+        node.body = []
+    return ast.dump(tree)
+
+
+@functools.lru_cache(maxsize=4096)
+def _file_digest(path: str, mode: str, stamp: tuple[int, int]) -> str:
+    if stamp == (-1, -1):
+        return "missing"
+    if mode == INTERFACE and path.endswith(".py"):
+        return hashlib.sha256(interface_source(Path(path)).encode()).hexdigest()
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def file_digest(path: Path, mode: str) -> str:
+    """The hash of a file as a notebook depends on it: ``source`` (every byte) or ``interface``
+    (:func:`interface_source`); ``missing`` when it is gone."""
+    try:
+        st = path.stat()
+        stamp = (st.st_mtime_ns, st.st_size)
+    except OSError:
+        stamp = (-1, -1)
+    return _file_digest(str(path), mode, stamp)
+
+
+#: How a notebook depends on a file of a package (see the module docstring).
+SOURCE, INTERFACE = "source", "interface"
+
+
+def dependency_key(root: Path, common: str, files: dict[str, str]) -> str:
+    """The key of an execution that used ``files`` (path relative to ``root`` -> ``source`` or
+    ``interface``), with the common hash ``common`` (:func:`common_hash`)."""
+    digest = hashlib.sha256(common.encode())
+    for rel, mode in sorted(files.items()):
+        digest.update(f"\0{rel}\0{mode}\0{file_digest(root / rel, mode)}".encode())
+    return digest.hexdigest()[:16]
+
+
+def every_file(root: Path, folders: list[Path]) -> dict[str, str]:
+    """The dependencies of an execution whose record is missing: every file of the packages, whole."""
     out = {}
-    for doc in env.found_docs:
-        path = Path(env.doc2path(doc))
-        if path.suffix == ".ipynb":
-            out[doc] = path
+    for folder in folders:
+        if folder.is_dir():
+            for path in package_files(folder):
+                out[path.relative_to(root).as_posix()] = SOURCE
     return out
 
 
-def _cache_folder(env: Any) -> Path | None:
-    conf = getattr(env, "mystnb_config", None)
-    if conf is None or conf.execution_mode != "cache" or not conf.execution_cache_path:
-        return None
-    return Path(conf.execution_cache_path)
+# ------------------------------------------------------------------ the record in the kernel
+def _record_in_kernel(out: str, folders: list[str]) -> None:  # pragma: no cover - runs in the kernel
+    """Record, after every cell, what the kernel used of the files under ``folders``, to ``out``.
+
+    Runs in the notebook's kernel before its first cell (:func:`kernel_arguments`), in a namespace
+    of its own: nothing is added to the notebook's.  It must not change any output: every failure
+    is silent (the record is then incomplete or missing, and :func:`read_record` falls back).
+    """
+    import json
+    import os
+    import sys
+    import warnings
+
+    from IPython import get_ipython
+
+    prefixes = tuple(os.path.join(os.path.realpath(f), "") for f in folders)
+    read: set[str] = set()
+    imported: dict[str, str | None] = {}
+
+    def audit(event: str, args: tuple) -> None:
+        # every file of the packages opened by the code (not by the import system)
+        if event != "open" or not args or isinstance(args[0], int) or args[0] is None:
+            return
+        try:
+            path = os.path.realpath(os.fsdecode(args[0]))
+            if not path.startswith(prefixes) or path.endswith((".pyc", ".pyo")):
+                return
+            frame = sys._getframe(1)
+            while frame is not None:
+                # a source read by the import system; a file hashed by a module that reports
+                # what its results depend on (seqrmt/_cache.py: DEPENDENCY_FILES, counted below)
+                if frame.f_code.co_filename.startswith("<frozen importlib") or "DEPENDENCY_FILES" in frame.f_globals:
+                    return
+                frame = frame.f_back
+            read.add(path)
+        except Exception:
+            pass
+
+    sys.addaudithook(audit)
+    cov = None
+    try:
+        import coverage
+
+        cov = coverage.Coverage(data_file=None, include=[p + "*" for p in prefixes], branch=False, config_file=False)
+        cov.set_option("run:disable_warnings", ["no-data-collected", "module-not-measured", "module-not-imported"])
+        cov.start()
+    except Exception:
+        cov = None
+
+    reporters: dict[str, set] = {}
+
+    def dump(*_: object) -> None:
+        try:
+            for name, module in list(sys.modules.items()):
+                names = getattr(module, "__dict__", None) or {}  # no module __getattr__ (no warning)
+                if name not in reporters and isinstance(names.get("DEPENDENCY_FILES"), set):
+                    file = names.get("__file__")
+                    if isinstance(file, str) and os.path.realpath(file).startswith(prefixes):
+                        reporters[name] = names["DEPENDENCY_FILES"]
+            for files in reporters.values():
+                read.update(os.path.realpath(f) for f in files)
+            lines = {}
+            if cov is not None:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    data = cov.get_data()
+                    lines = {f: sorted(data.lines(f) or ()) for f in data.measured_files()}
+            else:  # every module imported counts whole
+                for name, module in list(sys.modules.items()):
+                    if name not in imported:
+                        file = getattr(module, "__file__", None)
+                        file = os.path.realpath(file) if isinstance(file, str) else None
+                        imported[name] = file if file and file.startswith(prefixes) else None
+            record = {
+                "coverage": cov is not None,
+                "lines": lines,
+                "read": sorted(read),
+                "imported": sorted(f for f in imported.values() if f),
+            }
+            with open(out + ".tmp", "w", encoding="utf-8") as fh:
+                json.dump(record, fh)
+            os.replace(out + ".tmp", out)
+        except Exception:
+            pass
+
+    get_ipython().events.register("post_run_cell", dump)
 
 
-def _read_keys(folder: Path) -> dict[str, str]:
+def kernel_arguments(out: Path, folders: list[Path]) -> list[str]:
+    """The arguments of an IPython kernel that records, to ``out``, what a notebook's execution
+    uses of the packages in ``folders`` (read it with :func:`read_record`)."""
+    import inspect
+
+    source = inspect.getsource(_record_in_kernel)
+    call = f"\n_record_in_kernel({str(out)!r}, {[str(f) for f in folders]!r})\n"
+    # run once before the first cell, without a number and in a namespace of its own
+    line = f"exec({source + call!r}, {{}});"
+    return [f"--InteractiveShellApp.exec_lines={[line]!r}"]
+
+
+def read_record(out: Path, root: Path, folders: list[Path]) -> dict[str, str]:
+    """What an execution recorded (:func:`kernel_arguments`) as dependencies: path relative to
+    ``root`` -> ``source`` or ``interface`` (the module docstring says which); every file of the
+    packages when the record is missing."""
+    try:
+        record = json.loads(out.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return every_file(root, folders)
+    base = root.resolve()
+
+    def relative(name: str) -> str | None:
+        try:
+            return Path(name).resolve().relative_to(base).as_posix()
+        except ValueError:
+            return None
+
+    files: dict[str, str] = {}
+    for name, lines in record.get("lines", {}).items():
+        rel = relative(name)
+        if rel is None:
+            continue
+        path = root / rel
+        ran = path.suffix != ".py" or bool(set(lines) & function_body_lines(path))
+        files[rel] = SOURCE if ran else INTERFACE
+    for name in record.get("read", []) + record.get("imported", []):
+        rel = relative(name)
+        if rel is not None:
+            files[rel] = SOURCE
+    return files
+
+
+def execute_recorded(
+    nb: Any,
+    cwd: str | None,
+    timeout: int | None,
+    allow_errors: bool,
+    root: Path,
+    folders: list[Path],
+    execute: Any = None,
+    **kwargs: Any,
+) -> tuple[Any, dict[str, str]]:
+    """Execute ``nb`` in place as jupyter-cache's ``single_nb_execution`` (or ``execute``, a function
+    with its signature) does, recording what it uses of the packages in ``folders``.
+
+    Returns the execution result and the dependencies (:func:`read_record`)."""
+    import tempfile
+
+    if execute is None:
+        from jupyter_cache.executors.utils import single_nb_execution as execute
+    with tempfile.TemporaryDirectory(prefix="seqrmt-record-") as tmp:
+        out = Path(tmp) / "record.json"
+        kwargs["extra_arguments"] = list(kwargs.get("extra_arguments") or []) + kernel_arguments(out, folders)
+        result = execute(nb, cwd=cwd, timeout=timeout, allow_errors=allow_errors, **kwargs)
+        files = read_record(out, root, folders)
+    return result, files
+
+
+# ------------------------------------------------------------------ the record beside the cache
+def _read_keys(folder: Path) -> dict[str, Any]:
     try:
         return json.loads((folder / KEYS_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -185,69 +416,166 @@ def _keys_locked(folder: Path):
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def _write_keys(folder: Path, keys: dict[str, str]) -> None:
+def _write_keys(folder: Path, keys: dict[str, Any]) -> None:
     tmp = folder / f"{KEYS_FILE}.{os.getpid()}.tmp"
     tmp.write_text(json.dumps(keys, indent=1, sort_keys=True), encoding="utf-8")
     tmp.replace(folder / KEYS_FILE)
 
 
-def record_key(folder: Path, uri: str, key: str) -> None:
-    """Note that the cache entries of notebook ``uri`` were made with dependency key ``key``."""
+def record_dependencies(folder: Path, uri: str, entry: str, key: str, files: dict[str, str]) -> None:
+    """Note that the cache entry ``entry`` (its jupyter-cache hash) of notebook ``uri`` was executed
+    with dependencies ``files`` (:func:`read_record`), whose key was ``key``."""
     with _keys_locked(folder):
         recorded = _read_keys(folder)
-        if recorded.get(uri) != key:
-            recorded[uri] = key
-            _write_keys(folder, recorded)
+        recorded[uri] = {"entry": entry, "key": key, "files": dict(sorted(files.items()))}
+        _write_keys(folder, recorded)
 
 
-def invalidate_cache(folder: Path, current: dict[str, str]) -> list[str]:
-    """Remove the cache entries of notebooks (``uri -> key``) executed with other dependencies.
-
-    Entries of a notebook with no recorded key are removed too (their dependencies are
-    unknown).  Returns the URIs whose entries were removed.
-    """
-    if not (folder / "global.db").exists():
-        return []
+def entry_hash(folder: Path, nb: Any) -> str | None:
+    """The jupyter-cache hash of the cache entry that matches notebook ``nb`` (``None``: none)."""
     from jupyter_cache import get_cache
 
-    cache = get_cache(str(folder))
+    try:
+        return get_cache(str(folder)).match_cache_notebook(nb).hashkey
+    except KeyError:
+        return None
+
+
+def valid_key(folder: Path, uri: str, root: Path, common: str, entry: str | None = None) -> str | None:
+    """The key of notebook ``uri``'s recorded execution if what it used is unchanged (and, with
+    ``entry``, if it made that cache entry), else ``None``; reads only."""
+    rec = _read_keys(folder).get(uri)
+    if not isinstance(rec, dict) or (entry is not None and rec.get("entry") != entry):
+        return None
+    return rec["key"] if rec.get("key") == dependency_key(root, common, rec.get("files") or {}) else None
+
+
+def current_keys(folder: Path, uris: list[str], root: Path, common: str) -> tuple[dict[str, str | None], list[str]]:
+    """The key of each notebook's recorded execution if its dependencies are unchanged (else
+    ``None``), and the notebooks whose cache entries were removed.
+
+    Drops the cache entries that no longer match their dependencies: every entry of a notebook whose
+    key changed or that has no record, and the entries of a notebook other than the recorded one
+    (made with other code cells, with dependencies unknown).  The record of a stale notebook is
+    dropped too.
+    """
+    keys: dict[str, str | None] = {}
+    removed: list[str] = []
     with _keys_locked(folder):
         recorded = _read_keys(folder)
-        removed = []
-        for record in cache.list_cache_records():
-            if record.uri in current and recorded.get(record.uri) != current[record.uri]:
-                cache.remove_cache(record.pk)
-                if record.uri not in removed:
-                    removed.append(record.uri)
-        for uri in removed:
-            recorded.pop(uri, None)
-        if removed:
+        changed = False
+        for uri in uris:
+            rec = recorded.get(uri)
+            valid = isinstance(rec, dict) and rec.get("key") == dependency_key(root, common, rec.get("files") or {})
+            keys[uri] = rec["key"] if valid else None
+            if rec is not None and not valid:
+                recorded.pop(uri)
+                changed = True
+        if (folder / "global.db").exists():
+            from jupyter_cache import get_cache
+
+            cache = get_cache(str(folder))
+            for record in cache.list_cache_records():
+                if record.uri in keys and (keys[record.uri] is None or recorded[record.uri]["entry"] != record.hashkey):
+                    cache.remove_cache(record.pk)
+                    if record.uri not in removed:
+                        removed.append(record.uri)
+        if changed:
             _write_keys(folder, recorded)
-    return removed
+    return keys, removed
+
+
+# ------------------------------------------------------------------ Sphinx side
+def _notebooks(app: Any, env: Any) -> dict[str, Path]:
+    """docname -> source path of every notebook page."""
+    out = {}
+    for doc in env.found_docs:
+        path = Path(env.doc2path(doc))
+        if path.suffix == ".ipynb":
+            out[doc] = path
+    return out
+
+
+def _cache_folder(env: Any) -> Path | None:
+    conf = getattr(env, "mystnb_config", None)
+    if conf is None or conf.execution_mode != "cache" or not conf.execution_cache_path:
+        return None
+    return Path(conf.execution_cache_path)
+
+
+def _imports_a_package(path: Path, names: list[str]) -> bool:
+    try:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    pattern = re.compile(r"^\s*(?:from|import)\s+(" + "|".join(map(re.escape, names)) + r")\b", re.M)
+    for cell in nb.get("cells", []):
+        src = cell.get("source", "")
+        if cell.get("cell_type") == "code" and pattern.search("".join(src) if isinstance(src, list) else src):
+            return True
+    return False
+
+
+#: The Sphinx application whose notebooks myst-nb is executing (see :func:`_recording_execution`).
+_APP: Any = None
+
+
+def _recording_execution(nb: Any, cwd: str | None, timeout: int | None, allow_errors: bool, **kwargs: Any) -> Any:
+    """myst-nb's execution of a notebook in ``cache`` mode, recording what it uses
+    (:func:`execute_recorded`), for the page being read."""
+    app = _APP
+    state = getattr(app, "_seqrmt_cache", None)
+    if state is None:
+        return _recording_execution.original(nb, cwd=cwd, timeout=timeout, allow_errors=allow_errors, **kwargs)
+    result, files = execute_recorded(
+        nb, cwd, timeout, allow_errors, state["root"], state["folders"], _recording_execution.original, **kwargs
+    )
+    if result.err is None:
+        state["executed"][app.env.docname] = files
+    return result
+
+
+def _record_executions() -> None:
+    """Execute myst-nb's cached notebooks with :func:`_recording_execution`."""
+    from myst_nb.core.execute import cache as nb_cache
+
+    if nb_cache.single_nb_execution is not _recording_execution:
+        _recording_execution.original = nb_cache.single_nb_execution
+        nb_cache.single_nb_execution = _recording_execution
 
 
 def _env_get_outdated(app: Any, env: Any, added: set, changed: set, removed: set) -> list[str]:
+    global _APP
     root = Path(app.confdir)
-    common, packages = dependency_hashes(
-        root, list(app.config.seqrmt_cache_files), list(app.config.seqrmt_cache_packages)
-    )
+    common = common_hash(root, list(app.config.seqrmt_cache_files))
+    folders = [root / name for name in app.config.seqrmt_cache_packages]
     notebooks = _notebooks(app, env)
-    keys = {doc: notebook_key(path, common, packages) for doc, path in notebooks.items()}
-    app._seqrmt_cache = {
-        "keys": keys,
-        "paths": {d: str(p) for d, p in notebooks.items()},
-        "start": time.time(),
-        "read": set(),
-    }
     folder = _cache_folder(env)
     if folder is not None:
-        stale = invalidate_cache(folder, {str(notebooks[d]): k for d, k in keys.items()})
+        by_uri, stale = current_keys(folder, [str(p) for p in notebooks.values()], root, common)
+        keys = {doc: by_uri[str(path)] for doc, path in notebooks.items()}
         if stale:
             LOGGER.info(
                 "execution cache: dependencies changed, %d notebook(s) to execute again: %s",
                 len(stale),
                 ", ".join(Path(u).name for u in stale),
             )
+        _APP = app
+        _record_executions()
+    else:  # no record without the cache: a page depends on every file of the packages it imports
+        names = [f.name for f in folders]
+        whole = dependency_key(root, common, every_file(root, folders))
+        keys = {doc: whole if _imports_a_package(path, names) else common[:16] for doc, path in notebooks.items()}
+    app._seqrmt_cache = {
+        "keys": keys,
+        "paths": {d: str(p) for d, p in notebooks.items()},
+        "start": time.time(),
+        "read": set(),
+        "executed": {},
+        "root": root,
+        "folders": folders,
+        "common": common,
+    }
     read_with = getattr(env, "seqrmt_cache_keys", {})
     outdated = sorted(
         doc for doc, key in keys.items() if doc not in added and doc not in changed and read_with.get(doc) != key
@@ -281,12 +609,20 @@ def _doctree_read(app: Any, doctree: Any) -> None:
     doc = env.docname
     if state is None or doc not in state["keys"]:
         return
+    files = state["executed"].pop(doc, None)
+    folder = _cache_folder(env)
+    if files is not None and folder is not None:  # executed in this read: keep what it used
+        import nbformat
+
+        path = state["paths"][doc]
+        key = dependency_key(state["root"], state["common"], files)
+        entry = entry_hash(folder, nbformat.read(path, as_version=4))
+        if entry is not None:
+            record_dependencies(folder, path, entry, key, files)
+            state["keys"][doc] = key
     if not hasattr(env, "seqrmt_cache_keys"):
         env.seqrmt_cache_keys = {}
     env.seqrmt_cache_keys[doc] = state["keys"][doc]
-    folder = _cache_folder(env)
-    if folder is not None and (folder / "global.db").exists():
-        record_key(folder, state["paths"][doc], state["keys"][doc])
 
 
 def _env_purge_doc(app: Any, env: Any, docname: str) -> None:

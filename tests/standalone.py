@@ -312,8 +312,8 @@ def dev_execution(notebook: Path) -> str | None:
     """Where the development environment ran this exact notebook to the end, or None.
 
     The execution cache must hold an entry for the notebook's current code, recorded under the
-    dependency key of the current ``seqrmt`` and ``requirements.txt`` (installed versions
-    included, ``seqrmt_book/cache.py``), whose every code cell was executed and has no
+    dependency key of what it used of the current ``seqrmt`` and ``requirements.txt`` (installed
+    versions included, ``seqrmt_book/cache.py``), whose every code cell was executed and has no
     error output.
     """
     if not (CACHE / "global.db").is_file():
@@ -327,13 +327,9 @@ def dev_execution(notebook: Path) -> str | None:
         record = cache.match_cache_notebook(nb)
     except KeyError:
         return None
-    recorded = (
-        json.loads((CACHE / seqrmt_cache.KEYS_FILE).read_text(encoding="utf-8") or "{}")
-        if (CACHE / seqrmt_cache.KEYS_FILE).is_file()
-        else {}
-    )
-    key = seqrmt_cache.notebook_key(notebook, *seqrmt_cache.configured_hashes(ROOT))
-    if recorded.get(record.uri) != key:
+    common, _ = seqrmt_cache.configured_dependencies(ROOT)
+    key = seqrmt_cache.valid_key(CACHE, record.uri, ROOT, common, record.hashkey)
+    if key is None:
         return None
     cached = cache.get_cache_bundle(record.pk).nb
     code = [c for c in cached.cells if c.cell_type == "code" and c.source.strip()]

@@ -1,15 +1,20 @@
-"""The execution cache of the build never serves an output of old code.
+"""The execution cache of the build never serves an output of old code, and executes again only
+the notebooks that used what changed.
 
 The book is built with ``execute_notebooks: cache`` and the local extension
-``seqrmt_book/cache.py``, which adds what each notebook depends on (the ``seqrmt``
-package, ``requirements.txt``) to its cache key.  These tests build a scratch book of three
-small notebooks with the same configuration mechanism (the real extension, a package of its
-own in place of ``seqrmt``) and read the execution report the extension writes after every
-build (``_build/reports/execution-<builder>.json``):
+``seqrmt_book/cache.py``, which records, in the kernel, what each notebook's execution used of the
+``seqrmt`` package (the modules of which a function ran, whole; the other modules it imported, by
+their interface) and adds it, with ``requirements.txt``, to the notebook's cache key.  These tests
+build a scratch book with the same configuration mechanism (the real extension, a package of its
+own in place of ``seqrmt``, imported whole by ``import scratchpkg`` as ``seqrmt`` is) and read the
+execution report the extension writes after every build (``_build/reports/execution-<builder>.json``).
+The package has a module every notebook runs (``common``), one module run by one notebook
+(``one``), one run by two (``two``: by one of them only through a function of ``helper``):
 
 * a first build executes every notebook; a second one, with nothing changed, executes none;
-* an edit of a function of the package re-executes, in the same incremental build, exactly
-  the notebooks that import it, and the page shows the new value (never the old one);
+* an edit inside a function of ``one``, ``two`` or ``common`` re-executes, in the same
+  incremental build, exactly the notebooks that ran it, and their pages show the new value;
+* an edit of the top level of a module (a constant) re-executes every notebook that imported it;
 * a prose edit re-reads that one page, from the cache (nothing executed);
 * an edit of ``requirements.txt`` re-executes every notebook; the PDF builder (``latex``, in
   an output folder of its own as in ``scripts/build_pdf.sh``) and then the HTML builder share
@@ -52,10 +57,27 @@ TOC = """\
 format: jb-book
 root: intro
 chapters:
-  - file: uses_a
-  - file: uses_b
+  - file: uses_one
+  - file: uses_two
+  - file: uses_helper
   - file: plain
 """
+#: The scratch package: ``import scratchpkg`` imports every module, as ``import seqrmt`` does.
+MODULES = {
+    "__init__.py": "from .common import check\nfrom .one import one_value\nfrom .two import two_value\n"
+    "from .helper import twice_two\n",
+    "common.py": "SCALE = 1\n\n\ndef check(x):\n    return int(x) * 1\n",
+    "one.py": "from .common import check\n\n\ndef one_value():\n    return check(1000) + 1\n",
+    "two.py": "from .common import check\n\n\ndef two_value():\n    return check(2000) + 2\n",
+    "helper.py": "from .two import two_value\n\n\ndef twice_two():\n    return 2 * two_value()\n",
+}
+NOTEBOOKS = {
+    "uses_one": "import scratchpkg as sp\nprint('one', sp.one_value())",
+    "uses_two": "import scratchpkg as sp\nprint('two', sp.two_value())",
+    "uses_helper": "from scratchpkg import twice_two\nprint('twice', twice_two())",
+    "plain": "print('sum', 40 + 2)",
+}
+ALL = set(NOTEBOOKS)
 
 
 def _notebook(path: Path, prose: str, code: str) -> None:
@@ -65,10 +87,11 @@ def _notebook(path: Path, prose: str, code: str) -> None:
     nbformat.write(nb, path)
 
 
-def _package(project: Path, value: int) -> None:
-    (project / "scratchpkg" / "__init__.py").write_text(
-        f"def value():\n    return {value} * 1000 + 7\n", encoding="utf-8"
-    )
+def _edit(project: Path, module: str, old: str, new: str) -> None:
+    path = project / "scratchpkg" / module
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new), encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -76,13 +99,13 @@ def project(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("scratch_book")
     (root / "_config.yml").write_text(CONFIG, encoding="utf-8")
     (root / "_toc.yml").write_text(TOC, encoding="utf-8")
-    (root / "intro.md").write_text("# Scratch\n\nThree small notebooks.\n", encoding="utf-8")
+    (root / "intro.md").write_text("# Scratch\n\nFour small notebooks.\n", encoding="utf-8")
     (root / "requirements.txt").write_text("numpy\n", encoding="utf-8")
     (root / "scratchpkg").mkdir()
-    _package(root, 1)
-    _notebook(root / "uses_a.ipynb", "# A\n\nFirst page.", "import scratchpkg\nprint('value', scratchpkg.value())")
-    _notebook(root / "uses_b.ipynb", "# B\n\nSecond page.", "from scratchpkg import value\nprint('twice', 2 * value())")
-    _notebook(root / "plain.ipynb", "# Plain\n\nNo package here.", "print('sum', 40 + 2)")
+    for name, text in MODULES.items():
+        (root / "scratchpkg" / name).write_text(text, encoding="utf-8")
+    for name, code in NOTEBOOKS.items():
+        _notebook(root / f"{name}.ipynb", f"# {name}\n\nA page.", code)
     return root
 
 
@@ -113,73 +136,208 @@ def build(project: Path, builder: str = "html") -> dict:
     return {doc: row["status"] for doc, row in report["notebooks"].items()}
 
 
+def executed(report: dict) -> set[str]:
+    return {doc for doc, status in report.items() if status == "executed"}
+
+
 def page(project: Path, name: str) -> str:
     return (project / "_build" / "html" / f"{name}.html").read_text(encoding="utf-8")
 
 
-def test_a_package_edit_re_executes_the_notebooks_that_import_it(project: Path) -> None:
-    assert build(project) == {"uses_a": "executed", "uses_b": "executed", "plain": "executed"}
-    assert "value 1007" in page(project, "uses_a") and "twice 2014" in page(project, "uses_b")
+def recorded(project: Path) -> dict[str, dict[str, str]]:
+    keys = json.loads((project / "_build" / ".jupyter_cache" / seqrmt_cache.KEYS_FILE).read_text())
+    return {Path(uri).stem: rec["files"] for uri, rec in keys.items()}
 
-    assert build(project) == {"uses_a": "unchanged", "uses_b": "unchanged", "plain": "unchanged"}
 
-    _package(project, 3)  # a function of the package changes: same notebooks, new results
-    assert build(project) == {"uses_a": "executed", "uses_b": "executed", "plain": "unchanged"}
-    assert "value 3007" in page(project, "uses_a") and "value 1007" not in page(project, "uses_a")
-    assert "twice 6014" in page(project, "uses_b")
+def test_an_edit_re_executes_the_notebooks_that_ran_the_module(project: Path) -> None:
+    assert executed(build(project)) == ALL
+    assert "one 1001" in page(project, "uses_one") and "twice 4004" in page(project, "uses_helper")
+    files = recorded(project)
+    # what ran counts whole, what was only imported by its interface; the plain page uses nothing
+    assert files["uses_one"] == {
+        "scratchpkg/__init__.py": "interface",
+        "scratchpkg/common.py": "source",
+        "scratchpkg/one.py": "source",
+        "scratchpkg/two.py": "interface",
+        "scratchpkg/helper.py": "interface",
+    }
+    assert files["uses_helper"]["scratchpkg/two.py"] == "source" and files["plain"] == {}
 
-    nb = nbformat.read(project / "uses_a.ipynb", as_version=4)
+    assert build(project) == dict.fromkeys(ALL, "unchanged")
+
+    _edit(project, "one.py", "check(1000) + 1", "check(1000) + 3")  # one notebook ran it
+    assert executed(build(project)) == {"uses_one"}
+    assert "one 1003" in page(project, "uses_one") and "one 1001" not in page(project, "uses_one")
+
+    _edit(project, "two.py", "check(2000) + 2", "check(2000) + 5")  # two ran it, one through helper
+    assert executed(build(project)) == {"uses_two", "uses_helper"}
+    assert "two 2005" in page(project, "uses_two") and "twice 4010" in page(project, "uses_helper")
+
+    _edit(project, "common.py", "int(x) * 1", "int(x) * 10")  # every notebook that imports it ran it
+    assert executed(build(project)) == {"uses_one", "uses_two", "uses_helper"}
+    assert "one 10003" in page(project, "uses_one") and "twice 40010" in page(project, "uses_helper")
+
+    _edit(
+        project, "one.py", "    return check", "    # a comment counts for the notebooks that ran it\n    return check"
+    )
+    assert executed(build(project)) == {"uses_one"}
+
+    _edit(project, "helper.py", "\n\ndef twice_two", "\nFACTOR = 2\n\n\ndef twice_two")  # its top level
+    assert executed(build(project)) == {"uses_one", "uses_two", "uses_helper"}
+
+    nb = nbformat.read(project / "uses_one.ipynb", as_version=4)
     nb.cells[0].source += "\n\nA sentence more."
-    nbformat.write(nb, project / "uses_a.ipynb")
-    assert build(project) == {"uses_a": "cache", "uses_b": "unchanged", "plain": "unchanged"}
-    assert "A sentence more." in page(project, "uses_a") and "value 3007" in page(project, "uses_a")
+    nbformat.write(nb, project / "uses_one.ipynb")
+    report = build(project)
+    assert report == {**dict.fromkeys(ALL, "unchanged"), "uses_one": "cache"}
+    assert "A sentence more." in page(project, "uses_one") and "one 10003" in page(project, "uses_one")
 
 
 def test_requirements_edit_re_executes_once_for_the_pdf_and_html_builds(project: Path) -> None:
     if not (project / "_build" / "html").is_dir():
         build(project)
     (project / "requirements.txt").write_text("numpy\nscipy\n", encoding="utf-8")
-    assert build(project, "latex") == {"uses_a": "executed", "uses_b": "executed", "plain": "executed"}
+    assert build(project, "latex") == dict.fromkeys(ALL, "executed")
     assert list((project / "_build" / "pdf" / "_build" / "latex").glob("*.tex"))
     # the HTML build's own environment is outdated by the new requirements, the cache is not
-    assert build(project) == {"uses_a": "cache", "uses_b": "cache", "plain": "cache"}
+    assert build(project) == dict.fromkeys(ALL, "cache")
     log = (project / "_build" / "reports" / "executions.log").read_text().splitlines()
-    assert log[-2].split()[2:5] == ["latex:", "3", "notebooks,"] and "3 executed" in log[-2]
-    assert "0 executed" in log[-1] and "3 from the cache" in log[-1]
+    assert log[-2].split()[2:5] == ["latex:", "4", "notebooks,"] and "4 executed" in log[-2]
+    assert "0 executed" in log[-1] and "4 from the cache" in log[-1]
 
 
-def test_keys_follow_the_imports_and_the_files(tmp_path: Path) -> None:
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "m.py").write_text("x = 1\n")
-    (tmp_path / "pkg" / "__pycache__").mkdir()
-    (tmp_path / "pkg" / "__pycache__" / "m.cpython-311.pyc").write_bytes(b"junk")
+# ------------------------------------------------------------------ the parts, without Sphinx
+def _package(root: Path) -> Path:
+    (root / "pkg").mkdir()
+    (root / "pkg" / "__init__.py").write_text("from .m import f, g\n")
+    (root / "pkg" / "m.py").write_text(
+        '"""A module."""\nLIMIT = 3\n\n\n@staticmethod\ndef f(x=LIMIT):\n    """Doc."""\n    return x + 1\n\n\n'
+        "def g(): return 2\n\n\ndef __getattr__(name):\n    raise AttributeError(name)\n"
+    )
+    (root / "pkg" / "data.csv").write_text("1,2\n")
+    return root / "pkg"
+
+
+def test_a_function_body_is_what_only_a_call_runs(tmp_path: Path) -> None:
+    m = _package(tmp_path) / "m.py"
+    # the docstring and the return of f; g is written on its def line, which runs at import; the
+    # module's __getattr__ runs whenever a name is looked up: it is part of the interface
+    assert seqrmt_cache.function_body_lines(m) == {7, 8, 11}
+    before = seqrmt_cache.interface_source(m)
+    m.write_text(m.read_text().replace('"""Doc."""', '"""Other doc."""\n    # a comment').replace("x + 1", "x + 2"))
+    assert seqrmt_cache.interface_source(m) == before  # bodies, docstrings and comments do not count
+    edits = [("LIMIT = 3", "LIMIT = 4"), ("def f(x", "def f(y"), ("@staticmethod\n", ""), ("(name)\n", "('x')\n")]
+    for old, new in edits:
+        edited = tmp_path / "edited.py"
+        edited.write_text(m.read_text().replace(old, new))
+        assert seqrmt_cache.interface_source(edited) != before, old  # the top level does
+
+
+def test_a_record_gives_whole_sources_and_interfaces(tmp_path: Path) -> None:
+    pkg = _package(tmp_path)
+    out = tmp_path / "record.json"
+    out.write_text(
+        json.dumps(
+            {
+                "lines": {str(pkg / "__init__.py"): [1], str(pkg / "m.py"): [1, 2, 5, 6, 8, 11]},
+                "read": [str(pkg / "data.csv")],
+                "imported": [],
+            }
+        )
+    )
+    files = seqrmt_cache.read_record(out, tmp_path, [pkg])
+    assert files == {"pkg/__init__.py": "interface", "pkg/m.py": "source", "pkg/data.csv": "source"}
+    out.write_text(json.dumps({"lines": {str(pkg / "m.py"): [1, 2, 5, 6, 11]}, "read": [], "imported": []}))
+    assert seqrmt_cache.read_record(out, tmp_path, [pkg]) == {"pkg/m.py": "source"}  # g's def line is its body
+    out.unlink()  # no record: every file of the package, whole
+    assert seqrmt_cache.read_record(out, tmp_path, [pkg]) == {
+        "pkg/__init__.py": "source",
+        "pkg/m.py": "source",
+        "pkg/data.csv": "source",
+    }
+
+
+def test_keys_follow_the_record_and_the_requirements(tmp_path: Path) -> None:
+    pkg = _package(tmp_path)
     (tmp_path / "requirements.txt").write_text("numpy>=1  # arrays\n-e .\n")
-    nb_uses = tmp_path / "uses.ipynb"
-    nb_plain = tmp_path / "plain.ipynb"
-    _notebook(nb_uses, "# U", "import numpy as np\nfrom pkg.m import x")
-    _notebook(nb_plain, "# P", "import numpy as np")
-    assert seqrmt_cache.notebook_imports(nb_uses) == {"numpy", "pkg"}
     assert seqrmt_cache.installed_versions(tmp_path / "requirements.txt")[0].startswith("numpy==")
+    (pkg / "__pycache__").mkdir()
+    (pkg / "__pycache__" / "m.cpython-311.pyc").write_bytes(b"junk")
+    assert "pkg/__pycache__/m.cpython-311.pyc" not in seqrmt_cache.every_file(tmp_path, [pkg])
+    ran = {"pkg/__init__.py": "interface", "pkg/m.py": "source"}
+    imported = {"pkg/__init__.py": "interface", "pkg/m.py": "interface"}
 
-    def keys():
-        common, pkgs = seqrmt_cache.dependency_hashes(tmp_path, ["requirements.txt"], ["pkg"])
-        return (seqrmt_cache.notebook_key(nb_uses, common, pkgs), seqrmt_cache.notebook_key(nb_plain, common, pkgs))
+    def keys() -> tuple[str, str, str]:
+        common = seqrmt_cache.common_hash(tmp_path, ["requirements.txt"])
+        return tuple(seqrmt_cache.dependency_key(tmp_path, common, files) for files in (ran, imported, {}))
 
-    uses0, plain0 = keys()
-    (tmp_path / "pkg" / "__pycache__" / "m.cpython-311.pyc").write_bytes(b"other junk")
-    assert keys() == (uses0, plain0)  # compiled files are not sources
-    (tmp_path / "pkg" / "m.py").write_text("x = 2\n")
-    uses1, plain1 = keys()
-    assert uses1 != uses0 and plain1 == plain0  # only the notebook importing pkg
+    k0 = keys()
+    (pkg / "m.py").write_text((pkg / "m.py").read_text().replace("x + 1", "x + 2"))
+    k1 = keys()
+    assert k1[0] != k0[0] and k1[1:] == k0[1:]  # a body: the notebooks that ran it
+    (pkg / "m.py").write_text((pkg / "m.py").read_text().replace("LIMIT = 3", "LIMIT = 5"))
+    k2 = keys()
+    assert k2[0] != k1[0] and k2[1] != k1[1] and k2[2] == k1[2]  # the top level: every importer
     (tmp_path / "requirements.txt").write_text("numpy>=2\n-e .\n")
-    uses2, plain2 = keys()
-    assert uses2 != uses1 and plain2 != plain1  # every notebook
+    k3 = keys()
+    assert all(a != b for a, b in zip(k3, k2))  # every notebook
+    (pkg / "m.py").unlink()
+    assert keys()[:2] != k3[:2]  # a file gone
+
+
+def test_stale_and_unrecorded_entries_are_dropped(tmp_path: Path) -> None:
+    pkg = _package(tmp_path)
+    folder = tmp_path / "cache"
+    files = {"pkg/m.py": "source"}
+    key = seqrmt_cache.dependency_key(tmp_path, "c", files)
+    seqrmt_cache.record_dependencies(folder, "a.ipynb", "h1", key, files)
+    seqrmt_cache.record_dependencies(folder, "b.ipynb", "h2", seqrmt_cache.dependency_key(tmp_path, "c", {}), {})
+    keys, removed = seqrmt_cache.current_keys(folder, ["a.ipynb", "b.ipynb", "new.ipynb"], tmp_path, "c")
+    assert keys == {"a.ipynb": key, "b.ipynb": seqrmt_cache.dependency_key(tmp_path, "c", {}), "new.ipynb": None}
+    assert seqrmt_cache.valid_key(folder, "a.ipynb", tmp_path, "c", "h1") == key
+    assert seqrmt_cache.valid_key(folder, "a.ipynb", tmp_path, "c", "other entry") is None
+    (pkg / "m.py").write_text("changed = True\n")
+    keys, _ = seqrmt_cache.current_keys(folder, ["a.ipynb", "b.ipynb"], tmp_path, "c")
+    assert keys["a.ipynb"] is None and keys["b.ipynb"] is not None
+    assert "a.ipynb" not in json.loads((folder / seqrmt_cache.KEYS_FILE).read_text())
+
+
+@pytest.mark.build
+def test_the_kernel_records_what_ran_and_what_was_read(tmp_path: Path) -> None:
+    """A real kernel: a function called through another module's, a data file and a source read by
+    ``inspect``; the notebook's namespace and its numbering are untouched."""
+    pkg = _package(tmp_path)
+    (pkg / "n.py").write_text("from .m import f\n\n\ndef via():\n    return f(1)\n")
+    (pkg / "unused.py").write_text("def h():\n    return 0\n")
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [
+        nbformat.v4.new_code_cell("import pkg.n, pkg.unused\nprint(pkg.n.via())"),
+        nbformat.v4.new_code_cell("print(open('pkg/data.csv').read().strip())"),
+        nbformat.v4.new_code_cell("sorted(k for k in globals() if not k.startswith('_'))"),
+    ]
+    result, files = seqrmt_cache.execute_recorded(nb, str(tmp_path), 60, False, tmp_path, [pkg])
+    assert result.err is None, result.exc_string
+    assert files == {
+        "pkg/__init__.py": "interface",
+        "pkg/m.py": "source",
+        "pkg/n.py": "source",
+        "pkg/unused.py": "interface",
+        "pkg/data.csv": "source",
+    }
+    assert [c.execution_count for c in nb.cells] == [1, 2, 3]
+    assert nb.cells[0].outputs[0]["text"] == "2\n" and nb.cells[1].outputs[0]["text"] == "1,2\n"
+    names = nb.cells[2].outputs[0]["data"]["text/plain"]
+    assert "pkg" in names and "coverage" not in names and "dump" not in names and "audit" not in names
+    nb.cells = [nbformat.v4.new_code_cell("import inspect, pkg.unused\nlen(inspect.getsource(pkg.unused.h))")]
+    _, files = seqrmt_cache.execute_recorded(nb, str(tmp_path), 60, False, tmp_path, [pkg])
+    assert files["pkg/unused.py"] == "source"  # its source was shown
 
 
 def _record_many(args: tuple[str, str, int]) -> None:
     folder, prefix, n = args
     for i in range(n):
-        seqrmt_cache.record_key(Path(folder), f"{prefix}{i}.ipynb", f"key{i}")
+        seqrmt_cache.record_dependencies(Path(folder), f"{prefix}{i}.ipynb", f"entry{i}", f"key{i}", {})
 
 
 def test_concurrent_builds_lose_no_recorded_key(tmp_path: Path) -> None:
@@ -191,4 +349,4 @@ def test_concurrent_builds_lose_no_recorded_key(tmp_path: Path) -> None:
         list(ex.map(_record_many, [(str(tmp_path), p, 60) for p in ("html/", "pdf/")]))
     recorded = json.loads((tmp_path / seqrmt_cache.KEYS_FILE).read_text())
     assert len(recorded) == 120
-    assert all(recorded[f"{p}{i}.ipynb"] == f"key{i}" for p in ("html/", "pdf/") for i in range(60))
+    assert all(recorded[f"{p}{i}.ipynb"]["key"] == f"key{i}" for p in ("html/", "pdf/") for i in range(60))
