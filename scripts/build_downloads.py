@@ -16,7 +16,8 @@
   (a new build never deletes them), so that a syllabus can pin the numbering it cites to an edition.
 
 * ``_build/html/_downloads/problems/<set>.ipynb``: the students' notebook of each problem set, which
-  the problem-sets page links.
+  the problem-sets page links, and ``solutions/<set>.ipynb`` there for each set whose solutions are
+  released (``problems/<set>`` in ``seqrmt_released_solutions`` of ``_config.yml``).
 
 ``python scripts/build_downloads.py`` makes all of them (the archives after the build of the
 websites); ``--no-sites`` the zip and the students' notebooks only, ``--sites-only`` the archives
@@ -125,14 +126,28 @@ def site_archive(site: Path, target: Path) -> Path:
     return target
 
 
-def problem_downloads(target: Path, problems: list[Path]) -> list[Path]:
-    """Copy each problem set's students' notebook to ``target/<set>.ipynb`` (the problem-sets
-    page links them there); the folder holds nothing else."""
+def problem_downloads(target: Path, problems: list[Path], released: list[Path] = ()) -> list[Path]:
+    """Copy each problem set's students' notebook to ``target/<set>.ipynb`` and the solutions of
+    each released set to ``target/solutions/<set>.ipynb`` (the problem-sets page links them there);
+    the folder holds nothing else."""
     import shutil
 
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir(parents=True)
-    return [Path(shutil.copy2(nb, target / nb.name)) for nb in problems]
+    copied = [Path(shutil.copy2(nb, target / nb.name)) for nb in problems]
+    if released:
+        (target / "solutions").mkdir()
+        copied += [Path(shutil.copy2(nb, target / "solutions" / nb.name)) for nb in released]
+    return copied
+
+
+def released_solutions(problems: Path = PROBLEMS) -> list[Path]:
+    """The solutions notebooks of the released problem sets (``released`` in the manifest that
+    ``problems/generate.py`` writes; see ``seqrmt_released_solutions`` in ``_config.yml``)."""
+    import json
+
+    manifest = json.loads((problems / "manifest.json").read_text(encoding="utf-8"))
+    return [problems / entry["released"] for entry in manifest["sets"] if entry.get("released")]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -150,8 +165,11 @@ def main(argv: list[str] | None = None) -> int:
         problems = problem_notebooks()
         out = notebooks_zip(SITE / "_downloads" / ZIP_NAME, chapter_notebooks(), problems, version)
         print(f"{out.relative_to(ROOT)}: {len(zipfile.ZipFile(out).namelist())} files, {out.stat().st_size // 1024} KB")
-        copied = problem_downloads(SITE / "_downloads" / "problems", problems)
-        print(f"{len(copied)} students' notebooks of the problem sets in {copied[0].parent.relative_to(ROOT)}/")
+        released = released_solutions()
+        problem_downloads(SITE / "_downloads" / "problems", problems, released)
+        print(
+            f"{len(problems)} students' notebooks and {len(released)} released solutions in _build/html/_downloads/problems/"
+        )
     if not args.no_sites:
         if not (SITE / "index.html").is_file():
             print("build the book first: jupyter-book build . -n -W --keep-going", file=sys.stderr)

@@ -11,12 +11,13 @@ into the execution cache (``scripts/execute_notebooks.py``; nothing when the cac
 in order, each step takes every notebook's outputs from that cache (``_build/.jupyter_cache``,
 ``seqrmt_book/cache.py``), so that nothing is executed twice:
 
-1. the PDF edition (``scripts/build_pdf.sh``) beside the website (the README's build command, with
-   ``SEQRMT_PRODUCTS`` declaring the products below, so that the pages link to them:
+1. the problem sets' students' notebooks (and the released solutions) and the notebooks zip
+   (``scripts/build_downloads.py --no-sites``, which generates the sets with ``problems/generate.py``
+   when they are stale);
+2. the PDF edition (``scripts/build_pdf.sh``) beside the website (the README's build command, with
+   ``SEQRMT_PRODUCTS`` declaring the products made after it, so that the pages link to them:
    ``seqrmt_book/products.py``), whose math is then checked (``python -m seqrmt_book.typeset --check``);
-2. the lecture slides (``scripts/build_slides.py``);
-3. the problem sets' students' notebooks and the notebooks zip (``scripts/build_downloads.py
-   --no-sites``, which generates the sets with ``problems/generate.py`` when they are stale);
+3. the lecture slides (``scripts/build_slides.py``);
 4. the students' edition (``scripts/build_students.sh``), with the students' notebooks of the sets;
 5. the archive of each edition's website (``scripts/build_downloads.py --sites-only``: the frozen
    editions, ``_build/editions/``, which keeps the archives of earlier versions);
@@ -52,8 +53,9 @@ SITE = BUILD / "html"
 STUDENTS_SITE = BUILD / "students" / "_build" / "html"
 EDITIONS = BUILD / "editions"
 REPORT = BUILD / "reports" / "publish.json"
-#: The products the full edition carries (``SEQRMT_PRODUCTS``), without the PDF.
-FULL_PRODUCTS = ("slides", "notebooks", "problems", "students", "editions")
+#: The products the full edition carries that are made after its website (``SEQRMT_PRODUCTS``), but
+#: the PDF; the downloads are made before it (the released solutions of the sets are linked when there).
+FULL_PRODUCTS = ("slides", "students", "editions")
 
 
 @dataclass
@@ -126,13 +128,14 @@ def _run(cmd: list[str], log: Path | None = None, env: dict[str, str] | None = N
 
 
 def build_site(pdf: bool) -> None:
-    """The executions, then steps 1-5: the website and the PDF side by side, then the slides, the downloads, the
-    students' edition and the archives of the editions."""
+    """The executions, then steps 1-5: the downloads, the website and the PDF side by side, the
+    slides, the students' edition and the archives of the editions."""
     declared = ",".join((*FULL_PRODUCTS, "pdf") if pdf else FULL_PRODUCTS)
     logs = BUILD / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     # the two builds below run side by side: each would execute a stale notebook on its own
     _run([sys.executable, "scripts/execute_notebooks.py", "--jobs", "2"])
+    _run([sys.executable, "scripts/build_downloads.py", "--no-sites"])
     pdf_job = None
     if pdf:
         print("+ scripts/build_pdf.sh (log: _build/logs/pdf.log)", flush=True)
@@ -153,7 +156,6 @@ def build_site(pdf: bool) -> None:
                 raise subprocess.CalledProcessError(status, "scripts/build_pdf.sh")
             print((logs / "pdf.log").read_text(encoding="utf-8").strip().splitlines()[-1], flush=True)
     _run([sys.executable, "scripts/build_slides.py"])
-    _run([sys.executable, "scripts/build_downloads.py", "--no-sites"])
     # the students' edition serves the same students' notebooks of the sets (they hold no solution)
     target = STUDENTS_SITE / "_downloads" / "problems"
     shutil.rmtree(target, ignore_errors=True)

@@ -61,6 +61,11 @@ FAMILIES: dict[str, tuple[str, str, str]] = {
         "the problem sets' students' notebooks",
         "python scripts/build_downloads.py",
     ),
+    "solutions/": (
+        "_downloads/problems/solutions/{item}.ipynb",
+        "the released solutions of the problem sets",
+        "list problems/<set> in seqrmt_released_solutions of _config.yml",
+    ),
     "students": ("students/index.html", "the students' edition", "python scripts/publish.py OUT"),
     "editions": ("editions/index.html", "the frozen editions", "python scripts/publish.py OUT"),
 }
@@ -75,6 +80,7 @@ def catalogue(root: Path) -> dict[str, Product]:
         "slides/": sorted(p.stem for p in (root / "slides").glob("*.ipynb")),
         "problems/": sorted(p.stem for p in (root / "problems" / "masters").glob("*.ipynb")),
     }
+    items["solutions/"] = items["problems/"]
     out: dict[str, Product] = {}
     for family, (path, what, command) in FAMILIES.items():
         if family.endswith("/"):
@@ -135,6 +141,34 @@ def absent_note_text(absent: list[Product]) -> str:
 # ---------------------------------------------------------------- Sphinx parts
 class product_reference(nodes.Inline, nodes.TextElement):
     """A reference to a product (the role ``{product}``), resolved when the page is written."""
+
+
+def released_problem_sets(released: list[str]) -> list[str]:
+    """The problem sets whose solutions are released: ``problems/<set>`` entries of
+    ``seqrmt_released_solutions`` (the list of ``_config.yml`` that also releases chapters)."""
+    return [entry.split("/", 1)[1] for entry in released if str(entry).startswith("problems/")]
+
+
+def _released_solutions_directive():
+    from sphinx.util.docutils import SphinxDirective
+
+    class ReleasedSolutions(SphinxDirective):
+        """``{released-solutions}``: a list of links to the solutions notebooks of the problem
+        sets released so far (``seqrmt_released_solutions``), or a sentence saying there is none."""
+
+        has_content = False
+
+        def run(self) -> list:
+            sets = released_problem_sets(getattr(self.config, "seqrmt_released_solutions", []))
+            if not sets:
+                return [nodes.paragraph("", "No solutions of a problem set are released yet.")]
+            items = nodes.bullet_list()
+            for name in sets:
+                ref = product_reference("", f"{name}: solutions", product=f"solutions/{name}")
+                items += nodes.list_item("", nodes.paragraph("", "", ref))
+            return [items]
+
+    return ReleasedSolutions
 
 
 def _product_role(name, rawtext, text, lineno, inliner, options=None, content=None):  # noqa: ARG001
@@ -243,6 +277,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_config_value("seqrmt_products_declared", [], "html", [list])
     app.add_node(product_reference)
     app.add_role("product", _product_role)
+    app.add_directive("released-solutions", _released_solutions_directive())
     app.connect("config-inited", _config_inited)
     app.connect("env-get-outdated", _env_get_outdated)
     app.connect("doctree-read", _doctree_read)

@@ -184,7 +184,7 @@ def test_the_catalogue_names_every_deck_and_set() -> None:
 PRODUCT_CONF = """
 extensions = ["myst_nb", "seqrmt_book.products"]
 nb_execution_mode = "off"
-exclude_patterns = ["slides", "_build"]
+exclude_patterns = ["slides", "problems", "_build"]
 html_theme = "basic"
 """
 PRODUCT_PAGE = """# Formats
@@ -199,6 +199,8 @@ def product_site(tmp_path: Path) -> Path:
     (src / "book").mkdir(parents=True)
     (src / "slides").mkdir()
     (src / "slides" / "03_bbp.ipynb").write_text("{}", encoding="utf-8")
+    (src / "problems" / "masters").mkdir(parents=True)
+    (src / "problems" / "masters" / "ps3_bbp.ipynb").write_text("{}", encoding="utf-8")
     (src / "conf.py").write_text(PRODUCT_CONF, encoding="utf-8")
     (src / "index.md").write_text("# Home\n\n```{toctree}\nbook/formats\n```\n", encoding="utf-8")
     (src / "book" / "formats.md").write_text(PRODUCT_PAGE, encoding="utf-8")
@@ -253,6 +255,33 @@ def test_an_unknown_product_is_a_warning(product_site: Path) -> None:
     )
     app.build()
     assert "unknown product slidez" in warnings.getvalue(), warnings.getvalue()[-2000:]
+
+
+@pytest.mark.build
+def test_released_solutions_of_the_sets_are_listed_and_linked(product_site: Path) -> None:
+    conf = product_site / "conf.py"
+    conf.write_text(
+        conf.read_text(encoding="utf-8").replace(
+            '"seqrmt_book.products"]', '"seqrmt_book.products", "seqrmt_book.students"]'
+        )
+        + "\nseqrmt_released_solutions = []\n",
+        encoding="utf-8",
+    )
+    (product_site / "book" / "formats.md").write_text("# Sets\n\n```{released-solutions}\n```\n", encoding="utf-8")
+    _, out = build_html(product_site)
+    assert "No solutions of a problem set are released yet." in (out / "book" / "formats.html").read_text()
+    conf.write_text(
+        conf.read_text().replace(
+            "seqrmt_released_solutions = []", "seqrmt_released_solutions = ['book/x', 'problems/ps3_bbp']"
+        )
+    )
+    (out / "_downloads" / "problems" / "solutions").mkdir(parents=True)
+    (out / "_downloads" / "problems" / "solutions" / "ps3_bbp.ipynb").write_text("{}", encoding="utf-8")
+    build_html(product_site, fresh=False)
+    page = out / "book" / "formats.html"
+    assert _hrefs(page).count("../_downloads/problems/solutions/ps3_bbp.ipynb") == 1
+    assert "ps3_bbp: solutions" in page.read_text(encoding="utf-8")
+    assert "ps0_toolkit" not in page.read_text(encoding="utf-8")
 
 
 # ------------------------------------------------------------------ a fork
@@ -417,7 +446,10 @@ def _links_to(site: Path, page: str, target: str) -> bool:
 def test_every_product_is_in_the_site_and_linked(published_site: Path) -> None:
     site = published_site
     catalogue = products.catalogue(ROOT)
-    wanted = [name for name in catalogue if products.family(name) != "pdf" or shutil.which("xelatex")]
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    released = products.released_problem_sets(config["sphinx"]["config"].get("seqrmt_released_solutions") or [])
+    wanted = [n for n in catalogue if products.family(n) not in ("pdf", "solutions") or shutil.which("xelatex")]
+    wanted = [n for n in wanted if products.family(n) != "solutions" or n.split("/")[1] in released]
     missing = [catalogue[n].path for n in wanted if not (site / catalogue[n].path).is_file()]
     assert not missing, f"products missing from the assembled site: {missing}"
     linked = {
