@@ -105,6 +105,9 @@ TIER_FIXTURES = {
     "outside_git": "build",  # tests/test_source_copy_build.py
     "scratch": "build",  # tests/test_numbering.py, tests/test_reader_pages.py
     "site": "build",  # tests/test_book_extensions.py
+    "product_site": "build",  # tests/test_publish.py
+    # the assembled site, _build/site (scripts/publish.py), made when missing or older than the book
+    "published_site": "site",
 }
 
 

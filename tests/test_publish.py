@@ -211,7 +211,6 @@ def _hrefs(page: Path) -> list[str]:
     return re.findall(r'href="([^"]+)"', page.read_text(encoding="utf-8"))
 
 
-@pytest.mark.build
 def test_an_absent_product_is_named_not_linked_and_linked_once_built(
     product_site: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -233,7 +232,6 @@ def test_an_absent_product_is_named_not_linked_and_linked_once_built(
     assert "scripts/build_pdf.sh" not in page.read_text(encoding="utf-8")
 
 
-@pytest.mark.build
 def test_a_declared_product_is_linked_before_it_exists(product_site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(products.ENV, "pdf,slides")
     _, out = build_html(product_site)
@@ -242,7 +240,6 @@ def test_a_declared_product_is_linked_before_it_exists(product_site: Path, monke
     assert products.NOTE_CLASS not in page.read_text(encoding="utf-8")
 
 
-@pytest.mark.build
 def test_an_unknown_product_is_a_warning(product_site: Path) -> None:
     (product_site / "book" / "formats.md").write_text("# F\n\n{product}`x <slidez>`\n", encoding="utf-8")
     import io
@@ -257,7 +254,6 @@ def test_an_unknown_product_is_a_warning(product_site: Path) -> None:
     assert "unknown product slidez" in warnings.getvalue(), warnings.getvalue()[-2000:]
 
 
-@pytest.mark.build
 def test_released_solutions_of_the_sets_are_listed_and_linked(product_site: Path) -> None:
     conf = product_site / "conf.py"
     conf.write_text(
@@ -388,7 +384,6 @@ def published_site() -> Path:
     return SITE_OUT
 
 
-@pytest.mark.build
 def test_no_broken_link_or_missing_file_in_the_assembled_site(published_site: Path) -> None:
     report = publish.check_links(published_site)
     shown = "\n".join(f"{u} (in {p}): {r}" for u, p, r in report.broken[:20])
@@ -396,7 +391,6 @@ def test_no_broken_link_or_missing_file_in_the_assembled_site(published_site: Pa
     assert report.pages >= 80 and report.checked >= 300, report.summary()
 
 
-@pytest.mark.build
 def test_the_link_check_finds_a_planted_broken_link(published_site: Path, tmp_path: Path) -> None:
     site = ROOT / "_build" / "site-planted"  # under _build: LinkChecker reads as another user when run as root
     shutil.rmtree(site, ignore_errors=True)
@@ -442,7 +436,6 @@ def _links_to(site: Path, page: str, target: str) -> bool:
     )
 
 
-@pytest.mark.build
 def test_every_product_is_in_the_site_and_linked(published_site: Path) -> None:
     site = published_site
     catalogue = products.catalogue(ROOT)
@@ -474,7 +467,6 @@ def test_every_product_is_in_the_site_and_linked(published_site: Path) -> None:
     assert nb["cells"], "an empty students' notebook"
 
 
-@pytest.mark.build
 def test_the_students_edition_of_the_site_holds_no_solution(published_site: Path) -> None:
     import test_students_edition as students
 
@@ -499,7 +491,6 @@ class _Subpath(SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.mark.build
 def test_served_from_a_subpath_every_page_loads_its_assets(published_site: Path) -> None:
     server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Subpath, directory=str(published_site)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
