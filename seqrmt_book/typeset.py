@@ -313,8 +313,10 @@ _RELATIONS = frozenset(
     "\\mapsto \\propto \\ll \\gg \\leqslant \\geqslant \\coloneqq".split()
 )
 _BINARIES = frozenset("+ - \\pm \\mp \\cdot \\times".split())
-_OPENERS = frozenset("{ ( [ \\{ \\langle \\left \\bigl \\Bigl \\biggl \\Biggl \\begin".split())
-_CLOSERS = frozenset("} ) ] \\} \\rangle \\right \\bigr \\Bigr \\biggr \\Biggr \\end".split())
+_OPENERS = frozenset("{ ( [ \\{ \\langle \\left \\begin".split())
+#: Brackets: TeX does not group what they hold (a \\bigl or \\Bigr before one only sizes it).
+_BRACKETS = frozenset("( ) [ ] \\{ \\} \\langle \\rangle".split())
+_CLOSERS = frozenset("} ) ] \\} \\rangle \\right \\end".split())
 _TEX_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|\s+|.", re.S)
 
 
@@ -323,11 +325,22 @@ def line_breaks(tex: str) -> list[str]:
     operator of its top level (not inside braces, brackets, a norm, ``\\left...\\right``, an
     environment or a sub- or superscript; not after a sign that opens a term).  Each part but the last ends with
     its operator and ``{}``, so that the operator keeps its spacing when the part is typeset
-    alone.  A short formula (:data:`BREAKABLE_LENGTH`) or one without such a place: ``[tex]``."""
+    alone.  A part still long is cut again one bracket deep (TeX does not treat brackets as
+    groups), also after a comma or a slash.  A short formula (:data:`BREAKABLE_LENGTH`) or one without such
+    a place: ``[tex]``."""
     if len("".join(tex.split())) < BREAKABLE_LENGTH:
         return [tex]
+    parts = []
+    for part in _cut(tex, 0):
+        parts += _cut(part, 1) if len("".join(part.split())) >= BREAKABLE_LENGTH else [part]
+    return parts if len(parts) > 1 else [tex]
+
+
+def _cut(tex: str, within: int) -> list[str]:
+    """The parts of :func:`line_breaks`: cut at most ``within`` brackets deep (and after a comma
+    or a slash when ``within`` is not 0)."""
     tokens = _TEX_TOKEN.findall(tex)
-    depth, norm, script, previous = 0, False, False, None
+    depth, brackets, norm, script, previous = 0, 0, False, False, None
     cuts: list[int] = []
     for i, tok in enumerate(tokens):
         if tok.isspace():
@@ -337,7 +350,9 @@ def line_breaks(tex: str) -> list[str]:
             if tok == "{":
                 depth += 1
             continue
-        if tok in _OPENERS:
+        if tok in _BRACKETS:
+            brackets = brackets + 1 if tok in _OPENERS else max(brackets - 1, 0)
+        elif tok in _OPENERS:
             depth += 1
         elif tok in _CLOSERS:
             depth = max(depth - 1, 0)
@@ -345,7 +360,9 @@ def line_breaks(tex: str) -> list[str]:
             norm = not norm
         elif depth == 0 and tok in ("_", "^"):
             script = True
-        elif depth == 0 and not norm and (tok in _RELATIONS or tok in _BINARIES):
+        elif depth == 0 and brackets <= within and within and tok in (",", "/"):
+            cuts.append(i + 1)
+        elif depth == 0 and brackets <= within and not norm and (tok in _RELATIONS or tok in _BINARIES):
             opens_term = previous is None or previous in _RELATIONS or previous in _BINARIES or previous in "([,"
             if not opens_term:
                 cuts.append(i + 1)
@@ -354,12 +371,12 @@ def line_breaks(tex: str) -> list[str]:
     parts, start = [], 0
     for cut in cuts:
         rest = "".join(tokens[cut:]).strip()
-        if not rest or _TEX_TOKEN.match(rest).group(0) in _RELATIONS:
+        if rest in ("", "{}") or _TEX_TOKEN.match(rest).group(0) in _RELATIONS:
             continue
         parts.append("".join(tokens[start:cut]).strip() + "{}")
         start = cut
     parts.append("".join(tokens[start:]).strip())
-    return parts if len(parts) > 1 else [tex]
+    return parts
 
 
 def visit_math(self: Any, node: Any) -> None:

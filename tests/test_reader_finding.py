@@ -116,9 +116,16 @@ def test_a_long_inline_formula_breaks_after_its_top_level_operators() -> None:
     ]
     assert typeset.line_breaks("x = 1") == ["x = 1"]  # short: one piece
     # no cut in a script, a group, brackets, at a sign that opens a term or at the end
-    tex = r"-\frac{a+b}{c-d} + \sum_{i=1}^{n-1} (x_i - y_i)^{2} \le -\left(u + v\right)^{2}"
-    assert typeset.line_breaks(tex) == [r"-\frac{a+b}{c-d} +{}", r"\sum_{i=1}^{n-1} (x_i - y_i)^{2} \le{}",
-                                        r"-\left(u + v\right)^{2}"]  # fmt: skip
+    tex = r"-\frac{a+b}{c-d} + \sum_{i=1}^{n} (x_i - y_i) \le -\left(u + v\right)^{2}"
+    assert typeset.line_breaks(tex) == [
+        r"-\frac{a+b}{c-d} +{}",
+        r"\sum_{i=1}^{n} (x_i - y_i) \le{}",
+        r"-\left(u + v\right)^{2}",
+    ]
+    # a part still long is cut again one bracket deep, and after a comma there
+    tex = r"\lambda_2(S) \ge \min\{x^\top S x:\ x = a_1 x_1 + a_2 x_2,\ \|x\|=1\}"
+    assert typeset.line_breaks(tex) == [r"\lambda_2(S) \ge{}", r"\min\{x^\top S x:\ x ={}", r"a_1 x_1 +{}", r"a_2 x_2,{}",
+                                        r"\ \|x\|={}", r"1\}"]  # fmt: skip
 
 
 def test_a_long_inline_formula_is_typeset_in_parts(site: Path) -> None:
