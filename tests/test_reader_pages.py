@@ -330,14 +330,17 @@ def test_a_planted_wrong_reading_time_is_caught(built_site):
 def answer_texts(box) -> list[str]:
     """What gives a self-check's answer away: the value shown when it is answered right (when
     it has at least three digits: a "4" is everywhere), and the text of the right option."""
+    from seqrmt_book import selfcheck
+
+    # the page holds the answer sealed and hashed (seqrmt_book/selfcheck.py), not in plain form
+    salt = box.get("data-salt", "")
     if box.get("data-kind") == "number":
-        shown = box.get("data-display", "")
+        shown = selfcheck.unseal(box.get("data-sealed", ""), salt)["display"]
         return [shown] if len(re.sub(r"\D", "", shown)) >= 3 else []
-    right = box.get("data-answer")
     out = []
     for opt in box.select(".self-check-option"):
         radio = opt.select_one("input")
-        if radio is not None and radio.get("value") == right:
+        if radio is not None and selfcheck.fnv1a(f"{salt}:{radio.get('value')}") == box.get("data-answer"):
             label = " ".join(opt.get_text(" ").split())
             if len(label) >= 12:  # a short option ("yes", "0.5") says nothing by itself
                 out.append(label)
