@@ -60,48 +60,130 @@ def _module_name(path: Path, root: Path, package: str) -> str:
     return ".".join([package, *parts])
 
 
+def _top_level_names(tree: ast.Module) -> set[str]:
+    """The names a module defines at its top level (``from m import *`` gives the public ones)."""
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name.split(".")[0]) for a in node.names if a.name != "*")
+    return names
+
+
+def _attributes_of(tree: ast.Module, alias: str) -> set[str] | None:
+    """The attributes ``alias.x`` a module uses, or ``None`` when it uses ``alias`` otherwise."""
+    attrs: set[str] = set()
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Name) and child.id == alias:
+                if not (isinstance(node, ast.Attribute) and node.value is child):
+                    return None
+                attrs.add(node.attr)
+    return attrs
+
+
 @functools.lru_cache(maxsize=8)
 def import_graph(root: Path = ROOT, package: str = PACKAGE) -> dict[str, tuple[set[str], Path]]:
     """Module name -> (the package's modules it imports, its file), from the source of every module
     of the package in ``root`` (every import statement, in functions too; relative imports resolved).
 
     ``from .m import x`` depends on ``m``; ``from . import m`` on the module ``m`` only;
-    ``import seqrmt`` (or ``seqrmt.m``) on the package's ``__init__`` (and ``m``); a module of a
-    subpackage, on that subpackage's ``__init__`` too, unless it is a package of the importer."""
+    ``import seqrmt as sr`` on the modules that define the names ``sr.x`` it uses (through the
+    re-exports of ``seqrmt/__init__.py``), or on ``__init__`` and all it imports when it uses
+    ``sr`` otherwise or a name defined there.  A package's ``__init__`` counts only when it is
+    imported as such (importing ``seqrmt.plots.bulk`` does not make ``seqrmt/plots/__init__.py`` a
+    dependency: the package's ``__init__`` files only re-export)."""
     files = {_module_name(p, root, package): p for p in _sources(root)}
-    graph: dict[str, tuple[set[str], Path]] = {}
+    trees: dict[str, ast.Module] = {}
     for name, path in files.items():
-        deps: set[str] = set()
         try:
-            tree = ast.parse(path.read_bytes(), filename=str(path))
+            trees[name] = ast.parse(path.read_bytes(), filename=str(path))
         except (OSError, SyntaxError, ValueError):
-            tree = ast.Module(body=[], type_ignores=[])
-        here = name if path.name == "__init__.py" else name.rpartition(".")[0]
+            trees[name] = ast.Module(body=[], type_ignores=[])
+
+    def resolve(name: str, node: ast.ImportFrom) -> str:
+        if not node.level:
+            return node.module or ""
+        here = name if files[name].name == "__init__.py" else name.rpartition(".")[0]
+        base = ".".join(here.split(".")[: len(here.split(".")) - node.level + 1])
+        return f"{base}.{node.module}" if node.module else base
+
+    def origin(module: str, attr: str, depth: int = 0) -> str:
+        """The module that defines ``attr`` of ``module`` (following ``from .m import attr``)."""
+        for node in trees[module].body:
+            if isinstance(node, ast.ImportFrom) and depth < 8:
+                for a in node.names:
+                    if (a.asname or a.name) == attr and resolve(module, node) in files:
+                        base = resolve(module, node)
+                        return f"{base}.{a.name}" if f"{base}.{a.name}" in files else origin(base, a.name, depth + 1)
+        return module
+
+    def star(module: str) -> list[str]:
+        """The names ``from module import *`` binds (its ``__all__``, else its public names)."""
+        names: list[str] | None = None
+        for node in trees[module].body:
+            target = node.target if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else None
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target = node.targets[0]
+            if not (isinstance(target, ast.Name) and target.id == "__all__"):
+                continue
+            value = node.value
+            if not isinstance(value, (ast.List, ast.Tuple)) or not all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts
+            ):
+                return [n for n in _top_level_names(trees[module]) if n[:1] != "_"]
+            listed = [e.value for e in value.elts]
+            names = (names or []) + listed if isinstance(node, ast.AugAssign) else listed
+        return names if names is not None else [n for n in _top_level_names(trees[module]) if n[:1] != "_"]
+
+    def exports(pkg: str) -> dict[str, str]:
+        """Name -> the module that defines it, for the names module ``pkg`` imports from others."""
+        out: dict[str, str] = {}
+        for node in trees[pkg].body:
+            if isinstance(node, ast.ImportFrom) and resolve(pkg, node) in files:
+                base = resolve(pkg, node)
+                for a in node.names:
+                    if a.name == "*":
+                        out.update({n: origin(base, n) for n in star(base)})
+                    else:
+                        out[a.asname or a.name] = (
+                            f"{base}.{a.name}" if f"{base}.{a.name}" in files else origin(base, a.name)
+                        )
+        return out
+
+    graph: dict[str, tuple[set[str], Path]] = {}
+    for name, tree in trees.items():
+        deps: set[str] = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     parts = alias.name.split(".")
-                    deps.update(m for m in (".".join(parts[: i + 1]) for i in range(len(parts))) if m in files)
+                    deps.update(m for m in (".".join(parts[: i + 1]) for i in range(1, len(parts))) if m in files)
+                    target = alias.name if alias.asname else parts[0]
+                    if target not in files:
+                        continue
+                    attrs = _attributes_of(tree, alias.asname or parts[0])
+                    known = exports(target)
+                    if attrs is None or not attrs <= known.keys() | {n.rpartition(".")[2] for n in files}:
+                        deps.add(target)
+                        continue
+                    for attr in attrs:
+                        deps.add(known.get(attr, f"{target}.{attr}"))
             elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = ".".join(here.split(".")[: len(here.split(".")) - node.level + 1])
-                    base = f"{base}.{node.module}" if node.module else base
-                else:
-                    base = node.module or ""
+                base = resolve(name, node)
                 if base not in files:
                     continue
                 subs = {f"{base}.{a.name}" for a in node.names} & files.keys()
                 deps.update(subs)
                 if len(subs) < len(node.names):  # a name of the module itself
                     deps.add(base)
-        # importing pkg.sub.m runs pkg/sub/__init__.py too, but not the importer's own packages
-        # again (every module would depend on the whole package through its re-exports)
-        own = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 2)}
-        for dep in list(deps):
-            parts = dep.split(".")
-            deps.update(p for p in (".".join(parts[:i]) for i in range(1, len(parts))) if p in files and p not in own)
+        deps = {d for d in deps if d in files}
         deps.discard(name)
-        graph[name] = (deps, path)
+        graph[name] = (deps, files[name])
     return graph
 
 

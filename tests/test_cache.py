@@ -107,20 +107,24 @@ def test_an_entry_depends_on_the_modules_its_function_may_run():
     files = {p.relative_to(_cache.ROOT).as_posix() for p in _cache.dependencies({"seqrmt.fixed_T_spike"})}
     assert {"fixed_T_spike.py", "spikes.py", "attention.py", "fixed_T_bulk.py", "_fixed_T_draws.py"} <= files
     # imported inside a function; it reads the package's data tables
-    assert {"validation/tables.py", "validation/__init__.py", "data/atlas.csv"} <= files
+    assert {"validation/tables.py", "data/atlas.csv"} <= files
     assert "learning.py" not in files and "plots/spikes.py" not in files and "__init__.py" not in files
     bulk = {p.relative_to(_cache.ROOT).as_posix() for p in _cache.dependencies({"seqrmt.fixed_T_bulk"})}
     assert "fixed_T_spike.py" not in bulk and "spectrum.py" in bulk
+    # ``import seqrmt as sr`` then ``sr.alpha``...: the modules that define them, not all of seqrmt
+    frames = {p.relative_to(_cache.ROOT).as_posix() for p in _cache.dependencies({"seqrmt.plots.attention"})}
+    assert {"attention.py", "model.py", "spikes.py"} <= frames and "learning.py" not in frames
 
 
 def _scratch_package(root):
     pkg = root / "pkg"
     (pkg / "sub").mkdir(parents=True)
     sources = {
-        "__init__.py": "from .a import f\nfrom .c import h\n",
-        "a.py": "from . import b\n\n\ndef f():\n    from .sub.d import k\n    return b.g() + k()\n",
+        "__init__.py": "from .a import *\nfrom .c import h\n",
+        "a.py": "from . import b\n\n__all__ = ['f']\n\n\ndef f():\n    from .sub.d import k\n    return b.g() + k()\n",
         "b.py": "def g():\n    return 1\n",
-        "c.py": "import pkg\n\n\ndef h():\n    return 2\n",
+        "c.py": "import pkg as p\n\n\ndef h():\n    return p.f() + 2\n",
+        "e.py": "import pkg\n\n\ndef e(m=pkg):\n    return m\n",
         "sub/__init__.py": "",
         "sub/d.py": "from ..b import g\n\n\ndef k():\n    return g()\n",
     }
@@ -132,22 +136,18 @@ def _scratch_package(root):
 def test_the_import_graph_resolves_relative_lazy_and_package_imports(tmp_path):
     pkg = _scratch_package(tmp_path)
     graph = {name: deps for name, (deps, _) in _cache.import_graph(pkg, "pkg").items()}
-    # ``from . import b`` is b, not the package; pkg.sub.d runs pkg/sub/__init__.py too
-    assert graph["pkg.a"] == {"pkg.b", "pkg.sub", "pkg.sub.d"}
-    assert graph["pkg.sub.d"] == {"pkg.b"} and graph["pkg.c"] == {"pkg"} and graph["pkg"] == {"pkg.a", "pkg.c"}
+    assert graph["pkg.a"] == {"pkg.b", "pkg.sub.d"}  # ``from . import b`` is b, not the package
+    assert graph["pkg.sub.d"] == {"pkg.b"} and graph["pkg"] == {"pkg.a", "pkg.c"}
+    # ``p.f`` of ``import pkg as p`` is the f of pkg.a (``from .a import *`` in pkg/__init__.py); a bare
+    # use of the package depends on all of it
+    assert graph["pkg.c"] == {"pkg.a"} and graph["pkg.e"] == {"pkg"}
 
     def names(module):
         return {p.relative_to(pkg).as_posix() for p in _cache.dependencies({module}, pkg, "pkg")}
 
-    assert names("pkg.a") == {"a.py", "b.py", "sub/__init__.py", "sub/d.py"}
-    assert names("pkg.c") == {
-        "__init__.py",
-        "a.py",
-        "b.py",
-        "c.py",
-        "sub/__init__.py",
-        "sub/d.py",
-    }  # ``import pkg``: all of it
+    assert names("pkg.a") == {"a.py", "b.py", "sub/d.py"}
+    assert names("pkg.c") == {"a.py", "b.py", "c.py", "sub/d.py"}
+    assert names("pkg.e") == {"__init__.py", "a.py", "b.py", "c.py", "e.py", "sub/d.py"}
 
     def key(module):
         _cache.dependency_hash.cache_clear()
@@ -160,6 +160,7 @@ def test_the_import_graph_resolves_relative_lazy_and_package_imports(tmp_path):
     assert key("pkg.a") != before[0] and key("pkg.b") == before[1]
     _cache.import_graph.cache_clear()
     _cache.dependency_hash.cache_clear()
+    _cache._dependencies.cache_clear()
 
 
 def test_a_key_holds_the_source_of_its_callers_modules(monkeypatch, tmp_path):
