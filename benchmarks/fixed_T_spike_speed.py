@@ -30,7 +30,7 @@ os.environ["SEQRMT_CACHE_DIR"] = ""  # first calls are timed: no disk cache (seq
 import numpy as np  # noqa: E402
 
 import seqrmt as sr  # noqa: E402
-from seqrmt import spikes as sp  # noqa: E402
+from seqrmt import fixed_T_spike as sp  # noqa: E402
 
 
 def timings(lines: list[str]) -> None:

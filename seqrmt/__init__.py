@@ -14,21 +14,6 @@ from .fixed_T_spike import *  # noqa: F401,F403
 from .experiments import *  # noqa: F401,F403
 from .learning import *  # noqa: F401,F403
 from .toolkit import *  # noqa: F401,F403
-from .fixed_T_bulk import _DEPRECATED as _BULK_DEPRECATED
-from .fixed_T_bulk import _renamed
-from .fixed_T_spike import _DEPRECATED as _SPIKE_DEPRECATED
-
-#: Old names of the fixed-``T`` functions and classes (``old: new``), from when the regime was also
-#: called "finite T": deprecated, served by ``__getattr__`` below with a ``DeprecationWarning``.
-_DEPRECATED = {**_BULK_DEPRECATED, **_SPIKE_DEPRECATED}
-
-
-def __getattr__(name: str):
-    """``seqrmt.<old name>`` of :data:`_DEPRECATED`: the renamed object, with a warning naming the new name."""
-    if name in _DEPRECATED:
-        _renamed(__name__, name, _DEPRECATED[name])
-        return globals()[_DEPRECATED[name]]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _version() -> str:

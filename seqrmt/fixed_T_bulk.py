@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -15,10 +14,6 @@ from ._numerics import _compress, _silverstein_solve
 from .spectrum import SpectralLaw
 
 __all__ = ["fixed_T_atom", "token_rank_fraction", "FixedTBulkLaw", "fixed_T_bulk_law"]
-
-#: Old names of this module's functions and classes, from when the regime was also called "finite T":
-#: deprecated aliases (``old: new``), served by the module's ``__getattr__`` with a ``DeprecationWarning``.
-_DEPRECATED = {"finite_T_atom": "fixed_T_atom", "FiniteTBulkLaw": "FixedTBulkLaw", "finite_T_bulk": "fixed_T_bulk_law"}
 
 # Conditionally on the tokens, S = Z M Z^T with M = A A^T / N (A the V x N weighted
 # token-count matrix, Z the d x V table noise).  The nonzero eigenvalues of S are those
@@ -429,17 +424,3 @@ def fixed_T_bulk_law(delta: float, gamma: float, w: ArrayLike, **options) -> Fix
     if key not in _LAW_CACHE:
         _LAW_CACHE[key] = FixedTBulkLaw(delta, gamma, w, **options)
     return _LAW_CACHE[key]
-
-
-def _renamed(module: str, name: str, new: str) -> None:
-    """Warn that ``module.name`` is a deprecated old name of ``module.new`` (called by a module's
-    ``__getattr__``: the warning points at the line that asked for the old name)."""
-    warnings.warn(f"{module}.{name} is deprecated; use {module}.{new}", DeprecationWarning, stacklevel=3)
-
-
-def __getattr__(name: str):
-    """``seqrmt.fixed_T_bulk.<old name>`` of :data:`_DEPRECATED`: the renamed object, with a warning."""
-    if name in _DEPRECATED:
-        _renamed(__name__, name, _DEPRECATED[name])
-        return globals()[_DEPRECATED[name]]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

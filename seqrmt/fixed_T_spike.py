@@ -19,7 +19,7 @@ from .attention import kappa as _kappa
 from .attention import named_weights
 from .attention import sigma_w as _sigma_w
 from ._fixed_T_draws import _OUTLIER_WEIGHT, _default_draws, _sparse_top, _spike_block
-from .fixed_T_bulk import _renamed, token_rank_fraction
+from .fixed_T_bulk import token_rank_fraction
 from .model import markov_correlation, prefix_correlation
 from .spectrum import bulk_edges
 from .spikes import Prediction, predict
@@ -32,10 +32,6 @@ __all__ = [
     "load_fixed_T_spike_correlated",
     "fixed_T_setting",
 ]
-
-#: Old names of this module's functions and classes, from when the regime was also called "finite T":
-#: deprecated aliases (``old: new``), served by the module's ``__getattr__`` with a ``DeprecationWarning``.
-_DEPRECATED = {"FiniteTSpike": "FixedTSpike", "finite_T_spike": "fixed_T_predict"}
 
 
 class _Measures:
@@ -894,11 +890,3 @@ def fixed_T_setting(row: dict) -> tuple[np.ndarray, np.ndarray]:
     if row.get("kind") == "validity":
         return np.array([float(v) for v in str(row["weights"]).split()]), R
     return named_weights(row["weights"], R), R
-
-
-def __getattr__(name: str):
-    """``seqrmt.fixed_T_spike.<old name>`` of :data:`_DEPRECATED`: the renamed object, with a warning."""
-    if name in _DEPRECATED:
-        _renamed(__name__, name, _DEPRECATED[name])
-        return globals()[_DEPRECATED[name]]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -752,38 +752,3 @@ class BulkLaw(SpectralLaw):
                 act = act[~conv]
             out[m] = self._x_of_theta(th)[0]
         return out
-
-
-# The bulk at fixed T is in seqrmt.fixed_T_bulk; its names stay importable from here, loaded on
-# first use (fixed_T_bulk imports this module).
-_FIXED_T_NAMES = (
-    "fixed_T_atom",
-    "token_rank_fraction",
-    "FixedTBulkLaw",
-    "fixed_T_bulk_law",
-    "_nonzero_weights",
-    "_rank_potential",
-    "_token_block",
-    "_H_CACHE",
-    "_token_gram_spectrum",
-    "_LAW_CACHE",
-)
-
-# Their old names (from when the regime was also called "finite T"), deprecated: forwarded to the
-# new names with a DeprecationWarning (seqrmt.fixed_T_bulk._DEPRECATED maps old to new).
-_FIXED_T_DEPRECATED = ("finite_T_atom", "FiniteTBulkLaw", "finite_T_bulk")
-
-
-def __getattr__(name: str):
-    """``seqrmt.spectrum.<name>`` of a name of :mod:`seqrmt.fixed_T_bulk`."""
-    if name in _FIXED_T_NAMES:
-        from . import fixed_T_bulk
-
-        return getattr(fixed_T_bulk, name)
-    if name in _FIXED_T_DEPRECATED:
-        from . import fixed_T_bulk
-
-        new = fixed_T_bulk._DEPRECATED[name]
-        fixed_T_bulk._renamed(__name__, name, new)
-        return getattr(fixed_T_bulk, new)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

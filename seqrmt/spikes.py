@@ -521,39 +521,3 @@ def spectral_classifier_accuracy(
     a2 = overlap * spike_norm2
     var = a2 * max(alpha - m * m, 0.0) + noise_var
     return float(ndtr(m * np.sqrt(a2) / np.sqrt(var)))
-
-
-# The spike at fixed T is in seqrmt.fixed_T_spike; its names stay importable from here, loaded on
-# first use (fixed_T_spike imports this module).
-_FIXED_T_NAMES = (
-    "FixedTSpike",
-    "fixed_T_predict",
-    "FixedTPrediction",
-    "fixed_T_spike_model",
-    "load_fixed_T_spike_correlated",
-    "fixed_T_setting",
-    "_spike_block",
-    "_OUTLIER_WEIGHT",
-    "_sparse_top",
-    "_Measures",
-    "_SPIKE_CACHE",
-)
-
-# Their old names (from when the regime was also called "finite T"), deprecated: forwarded to the
-# new names with a DeprecationWarning (seqrmt.fixed_T_spike._DEPRECATED maps old to new).
-_FIXED_T_DEPRECATED = ("FiniteTSpike", "finite_T_spike")
-
-
-def __getattr__(name: str):
-    """``seqrmt.spikes.<name>`` of a name of :mod:`seqrmt.fixed_T_spike`."""
-    if name in _FIXED_T_NAMES:
-        from . import fixed_T_spike
-
-        return getattr(fixed_T_spike, name)
-    if name in _FIXED_T_DEPRECATED:
-        from . import fixed_T_spike
-
-        new = fixed_T_spike._DEPRECATED[name]
-        fixed_T_spike._renamed(__name__, name, new)
-        return getattr(fixed_T_spike, new)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -102,7 +102,7 @@ def test_token_rank_fraction_T1_is_drawn_tokens():
 
 
 def test_rank_potential_at_zero_depends_on_T_prime():
-    from seqrmt.spectrum import _rank_potential
+    from seqrmt.fixed_T_bulk import _rank_potential
 
     a = np.linspace(0.0, 1.0, 11)
     # T' = 1: a^0 = 1 everywhere (0^0 = 1), the bracket vanishes and Phi is the constant e^{-lambda};
@@ -325,9 +325,9 @@ def test_repr_names_the_law_and_its_parameters():
     assert text.startswith("FixedTBulkLaw(") and "delta=1.5" in text and "gamma=1.5" in text and "[1.0]" in text
 
 
-# ------------------------------------------------ the old ("finite T") names, deprecated
+# ------------------------------------------------ the old ("finite T") names, removed in 0.2.0
 
-#: old name -> (new name, the module of both, the module that forwards both)
+#: old name -> (new name, the module of the new name, the module that used to forward both)
 RENAMED = {
     "finite_T_bulk": ("fixed_T_bulk_law", "fixed_T_bulk", "spectrum"),
     "finite_T_atom": ("fixed_T_atom", "fixed_T_bulk", "spectrum"),
@@ -338,26 +338,20 @@ RENAMED = {
 
 
 @pytest.mark.parametrize("old", sorted(RENAMED))
-def test_old_names_are_deprecated_aliases(old):
-    """``seqrmt.<old>``, ``seqrmt.<module>.<old>`` and ``seqrmt.<forwarder>.<old>`` are the new name's
-    object, with a ``DeprecationWarning`` naming the new name at the line that asked for it; the old
-    name is in no ``__all__``."""
+def test_old_names_are_removed(old):
+    """The deprecated aliases are gone (0.2.0): ``seqrmt.<old>`` and ``seqrmt.<module>.<old>`` raise
+    ``AttributeError``, ``from seqrmt import <old>`` an ``ImportError``; the new name is where it lives,
+    and the module that used to forward it no longer does (no module ``__getattr__`` is left)."""
     import importlib
-    import warnings
 
     new, home, forwarder = RENAMED[old]
-    obj = getattr(sr, new)
-    for module in (sr, importlib.import_module(f"seqrmt.{home}"), importlib.import_module(f"seqrmt.{forwarder}")):
-        with pytest.warns(DeprecationWarning, match=rf"{module.__name__}\.{old} is deprecated; use .*\b{new}\b") as rec:
-            assert getattr(module, old) is obj
-        assert rec[0].filename == __file__
-        assert old not in getattr(module, "__all__", ()) and old not in vars(module)
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            assert getattr(module, new) is obj
-    assert new in importlib.import_module(f"seqrmt.{home}").__all__
-    with pytest.warns(DeprecationWarning, match=new):
-        exec(f"from seqrmt import {old} as alias", ns := {})
-    assert ns["alias"] is obj
-    with pytest.raises(AttributeError, match="no attribute"):
-        getattr(sr, old + "_nope")
+    home_module = importlib.import_module(f"seqrmt.{home}")
+    forwarder_module = importlib.import_module(f"seqrmt.{forwarder}")
+    for module in (sr, home_module, forwarder_module):
+        assert not hasattr(module, "__getattr__")
+        with pytest.raises(AttributeError, match="no attribute"):
+            getattr(module, old)
+    with pytest.raises(ImportError):
+        exec(f"from seqrmt import {old} as alias", {})
+    assert getattr(sr, new) is getattr(home_module, new) and new in home_module.__all__
+    assert not hasattr(forwarder_module, new)

@@ -18,7 +18,7 @@ import pytest
 
 import seqrmt as sr
 from seqrmt import fixed_T_spike
-from seqrmt import spikes as sp
+from seqrmt import fixed_T_spike as sp
 from seqrmt import validation as sv
 
 DELTA = GAMMA = 0.5
