@@ -64,7 +64,7 @@ FAMILIES: dict[str, tuple[str, str, str]] = {
     "solutions/": (
         "_downloads/problems/solutions/{item}.ipynb",
         "the released solutions of the problem sets",
-        "list problems/<set> in seqrmt_released_solutions of _config.yml",
+        "python scripts/build_downloads.py",
     ),
     "students": ("students/index.html", "the students' edition", "python scripts/publish.py OUT"),
     "editions": ("editions/index.html", "the frozen editions", "python scripts/publish.py OUT"),
@@ -126,16 +126,27 @@ def relative_uri(docname: str, path: str) -> str:
     return posixpath.relpath(path, posixpath.dirname(docname) or ".")
 
 
-def absent_note_text(absent: list[Product]) -> str:
-    """The words of the note of a page whose products this build left out."""
-    seen: dict[str, str] = {}
-    for p in absent:
-        seen.setdefault(p.what, p.command)
-    listed = "; ".join(f"{what} ({command})" for what, command in seen.items())
-    return (
-        f"Not part of this build of the website: {listed}. The published site carries them all; "
-        "python scripts/publish.py OUT assembles it in the folder OUT."
-    )
+PUBLISH = "python scripts/publish.py OUT"
+
+
+def absent_note(absent: list[Product]) -> list[tuple[str, str]]:
+    """The note of a page whose products this build left out, as (kind, text) pieces, ``kind``
+    being ``text`` or ``code``: what is missing, that the published site carries it and the
+    command that assembles that site, and the command that makes each one alone."""
+    whats = list(dict.fromkeys(p.what for p in absent))
+    alone = dict.fromkeys((p.command, p.what) for p in absent if p.command != PUBLISH)
+    listed = whats[0] if len(whats) == 1 else ", ".join(whats[:-1]) + " and " + whats[-1]
+    pieces = [
+        ("text", f"Not part of this build of the website: {listed}. The published site carries them: "),
+        ("code", PUBLISH),
+    ]
+    pieces.append(("text", " assembles it in the folder OUT."))
+    if alone:
+        pieces.append(("text", " Alone: "))
+        for i, (command, what) in enumerate(alone):
+            pieces += [("text", ", " if i else ""), ("code", command), ("text", f" ({what})")]
+        pieces.append(("text", "."))
+    return [piece for piece in pieces if piece[1]]
 
 
 # ---------------------------------------------------------------- Sphinx parts
@@ -256,7 +267,10 @@ def _resolve(app: Any, doctree: Any, docname: str) -> None:
                     first_block = first_block.parent
         node.replace_self(nodes.inline("", "", text, classes=["seqrmt-product-absent"]))
     if absent and first_block is not None:
-        note = nodes.note("", nodes.paragraph("", absent_note_text(absent)), classes=[NOTE_CLASS])
+        para = nodes.paragraph()
+        for kind, text in absent_note(absent):
+            para += nodes.literal(text, text) if kind == "code" else nodes.Text(text)
+        note = nodes.note("", para, classes=[NOTE_CLASS])
         if TEACH_PAGE in app.env.all_docs and docname != TEACH_PAGE:
             uri = app.builder.get_relative_uri(docname, TEACH_PAGE)
             note[0] += nodes.Text(" How: ")

@@ -207,6 +207,11 @@ def product_site(tmp_path: Path) -> Path:
     return src
 
 
+def _text(page: Path) -> str:
+    """The words of a page, without its markup."""
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8"))).split())
+
+
 def _hrefs(page: Path) -> list[str]:
     return re.findall(r'href="([^"]+)"', page.read_text(encoding="utf-8"))
 
@@ -217,10 +222,12 @@ def test_an_absent_product_is_named_not_linked_and_linked_once_built(
     monkeypatch.delenv(products.ENV, raising=False)
     _, out = build_html(product_site)
     page = out / "book" / "formats.html"
-    text = page.read_text(encoding="utf-8")
+    text = _text(page)
     assert not any("_pdf" in h or "slides/" in h for h in _hrefs(page)), _hrefs(page)
     assert "PDF file" in text and "slides of chapter 3" in text
-    assert products.NOTE_CLASS in text and "scripts/publish.py" in text and "scripts/build_pdf.sh" in text
+    assert products.NOTE_CLASS in page.read_text(encoding="utf-8")
+    assert "Not part of this build of the website: the PDF edition and the lecture slides." in text
+    assert "python scripts/publish.py OUT assembles it" in text and "scripts/build_pdf.sh (the PDF edition)" in text
     # the PDF appears: the next (incremental) build links it, and only it
     (out / "_pdf").mkdir()
     (out / "_pdf" / "seqrmt-book.pdf").write_bytes(b"%PDF-1.4\n")
@@ -228,8 +235,8 @@ def test_an_absent_product_is_named_not_linked_and_linked_once_built(
     hrefs = _hrefs(page)
     assert "../_pdf/seqrmt-book.pdf" in hrefs, hrefs
     assert not any("slides/" in h for h in hrefs)
-    assert "python scripts/build_slides.py" in page.read_text(encoding="utf-8")
-    assert "scripts/build_pdf.sh" not in page.read_text(encoding="utf-8")
+    assert "python scripts/build_slides.py (the lecture slides)" in _text(page)
+    assert "scripts/build_pdf.sh" not in _text(page)
 
 
 def test_a_declared_product_is_linked_before_it_exists(product_site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
