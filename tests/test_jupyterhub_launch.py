@@ -133,6 +133,7 @@ def _local_remote(tmp: Path, branch: str) -> str:
     return remote.as_uri()
 
 
+@pytest.mark.build  # a scratch Sphinx site (and a Jupyter server)
 def test_the_jupyterhub_button_clones_the_book_and_opens_the_chapter(server, tmp_path: Path) -> None:
     base, root = server
     hub = "https://hub.example.edu"

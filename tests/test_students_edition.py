@@ -141,6 +141,7 @@ def _scratch(folder: Path, edition: str) -> Path:
     return build_html(src)[1]
 
 
+@pytest.mark.build  # two scratch Sphinx sites
 def test_a_scratch_students_edition(tmp_path: Path) -> None:
     site = _scratch(tmp_path, "students")
     held, released = (
