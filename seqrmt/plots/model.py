@@ -361,9 +361,17 @@ def model_decomposition_figure(
         ax.scatter(s + jitter, q @ X, s=5, alpha=0.35, color=SIM_COLOR, label="sequences")
         slope = float(q @ md)
         slopes.append(slope)
-        ax.plot(grid, slope * grid, color=THEORY_COLOR, lw=1.5, label=f"slope $q^\\top(\\mu+\\Delta)$ = {slope:.2f}")
+        ax.plot(grid, slope * grid, color=THEORY_COLOR, lw=1.5, label=r"line of slope $q^\top(\mu+\Delta)$")
         ax.xaxis.set_major_locator(MaxNLocator(5))
-        finish(ax, xlabel=r"$w^\top \xi_n$ (jittered)", ylabel=r"$q^\top(c_n - \sigma_w \bar z)$", title=name)
+        finish(
+            ax,
+            xlabel=r"$w^\top \xi_n$ (jittered)",
+            ylabel=r"$q^\top(c_n - \sigma_w \bar z)$",
+            title=f"{name}\nslope {slope:.2f}",
+            legend=False,
+        )
+    # one legend for both panels, under them: inside an axes it covered the scatter
+    legend_below(fig, axes[0], ncols=2)
     fig.suptitle(
         f"$\\beta$={beta:g}, d={d}, V={V}: $\\|\\Delta\\|^2$={table.Delta @ table.Delta:.2f}, "
         f"$\\kappa$={_kappa(w):.3f}, $\\alpha$={_alpha(w, R):.3f}",

@@ -322,18 +322,21 @@ def toolkit_semicircle_figure(gammas=(0.5, 0.1, 0.01)):
         raise ValueError("gammas must contain at least one ratio")
     x = np.linspace(-3, 3.5, 1400)
     fig, ax = figure(width=6.0, height=3.3)
+    top = float(np.max(semicircle_density(x)))
     for g, col in zip(gammas, (_EPS_COLORS * len(gammas))[-len(gammas) :]):
         s = np.sqrt(g)
+        y = s * mp_density(1 + s * x, g)
+        top = max(top, float(np.nanmax(y)))
         ax.plot(
             x,
-            s * mp_density(1 + s * x, g),
+            y,
             color=col,
             lw=1.4,
             label=rf"$(\mathrm{{MP}}_\gamma-1)/\sqrt{{\gamma}}$, $\gamma$={g:g}",
         )
     ax.plot(x, semicircle_density(x), color=THEORY_COLOR, lw=1.4, ls="--", label="semicircle")
     ax.set_xlim(x[0], x[-1])
-    ax.set_ylim(0, 0.45)
+    ax.set_ylim(0, 1.08 * top)  # every curve whole, the peak of the largest gamma included
     finish(ax, xlabel=r"$x$", ylabel="density", title="free central limit: MP tends to the semicircle")
     gaps = [
         float(np.max(np.abs(np.sqrt(g) * mp_density(1 + np.sqrt(g) * x, g) - semicircle_density(x)))) for g in gammas
