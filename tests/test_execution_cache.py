@@ -309,10 +309,18 @@ def test_the_kernel_records_what_ran_and_what_was_read(tmp_path: Path) -> None:
     pkg = _package(tmp_path)
     (pkg / "n.py").write_text("from .m import f\n\n\ndef via():\n    return f(1)\n")
     (pkg / "unused.py").write_text("def h():\n    return 0\n")
+    (pkg / "other.csv").write_text("3\n")
+    # a module that reports the files its results depend on (as seqrmt/_cache.py does): its own
+    # reads do not count, what it reports does
+    (pkg / "reporter.py").write_text(
+        "import os\n\nDEPENDENCY_FILES = set()\n\n\ndef key():\n    here = os.path.dirname(__file__)\n"
+        "    open(os.path.join(here, 'unused.py')).read()\n"
+        "    DEPENDENCY_FILES.add(os.path.join(here, 'other.csv'))\n"
+    )
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.cells = [
-        nbformat.v4.new_code_cell("import pkg.n, pkg.unused\nprint(pkg.n.via())"),
+        nbformat.v4.new_code_cell("import pkg.n, pkg.unused, pkg.reporter\npkg.reporter.key()\nprint(pkg.n.via())"),
         nbformat.v4.new_code_cell("print(open('pkg/data.csv').read().strip())"),
         nbformat.v4.new_code_cell("sorted(k for k in globals() if not k.startswith('_'))"),
     ]
@@ -324,6 +332,8 @@ def test_the_kernel_records_what_ran_and_what_was_read(tmp_path: Path) -> None:
         "pkg/n.py": "source",
         "pkg/unused.py": "interface",
         "pkg/data.csv": "source",
+        "pkg/reporter.py": "source",
+        "pkg/other.csv": "source",
     }
     assert [c.execution_count for c in nb.cells] == [1, 2, 3]
     assert nb.cells[0].outputs[0]["text"] == "2\n" and nb.cells[1].outputs[0]["text"] == "1,2\n"
