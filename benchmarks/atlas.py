@@ -55,6 +55,9 @@ import numpy as np  # noqa: E402
 
 import seqrmt  # noqa: E402
 import seqrmt.validation as sv  # noqa: E402
+from seqrmt.validation.grid import _atlas_unit, _grid  # noqa: E402
+from seqrmt.validation.measure import _POOL_CHUNK  # noqa: E402
+from seqrmt.validation.scaling import _finite_size_beta, _scaling_unit  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -120,10 +123,10 @@ def _studies(ex, args, scaling_ds, scaling_seeds, bulk_ds, bulk_seeds, spikes, w
 def _cell_child(d: int, seed: int) -> None:
     """Run one cell of COST_SETTING in this (fresh) process; print time and peak memory as JSON."""
     dl, gm, R, w, c, rule = sv.FINITE_SIZE_SETTINGS[COST_SETTING]
-    beta = sv._finite_size_beta(d, dl, gm, R, 16, w, rule)
+    beta = _finite_size_beta(d, dl, gm, R, 16, w, rule)
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
     cpu = time.process_time()
-    res = sv._scaling_unit(d, dl, gm, R, 16, w, beta, c, seed)
+    res = _scaling_unit(d, dl, gm, R, 16, w, beta, c, seed)
     cpu = time.process_time() - cpu
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     V, N = seqrmt.sizes(d, dl, gm)
@@ -139,7 +142,7 @@ def _cell_child(d: int, seed: int) -> None:
                 wall_seconds=res["seconds"],
                 baseline_mib=base / 1024,
                 peak_mib=peak / 1024,
-                matrices_mib=(V * d + d * d + sv._POOL_CHUNK * d) * 8 / 2**20,
+                matrices_mib=(V * d + d * d + _POOL_CHUNK * d) * 8 / 2**20,
             )
         )
     )
@@ -223,7 +226,7 @@ def ratio(args, argv) -> int:
         ex.submit(int, 0).result()  # start the workers before timing
         list(
             ex.map(
-                sv._atlas_unit,
+                _atlas_unit,
                 *zip(*[(100, 0.5, 0.25, "prefix", 16, ("mean",), {"mean": [0.0]}, (True,), s) for s in range(2)]),
             )
         )  # warm imports
@@ -411,7 +414,7 @@ def main(argv=None) -> int:
     if args.update:
         return _update(args, argv, ds, scaling_seeds, bulk_ds, bulk_seeds, spikes, d, seeds)
     print(
-        f"seqrmt {seqrmt.__version__}: atlas of {len(sv._grid(None)['delta']) * 6} blocks x 18 cells at "
+        f"seqrmt {seqrmt.__version__}: atlas of {len(_grid(None)['delta']) * 6} blocks x 18 cells at "
         f"d = {d}, {seeds} seeds; finite size at d = {ds}; bulk vs T; spikes vs T; "
         f"{args.executor} executor, {args.jobs} workers",
         flush=True,

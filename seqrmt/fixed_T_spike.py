@@ -13,6 +13,7 @@ from numpy.typing import ArrayLike
 from scipy.optimize import brentq
 
 from . import _cache, _checks
+from ._data import _load
 from ._numerics import _compress, _realized, _silverstein_solve
 from .attention import alpha as _alpha
 from .attention import kappa as _kappa
@@ -865,8 +866,6 @@ def load_fixed_T_spike_correlated() -> tuple[list[dict], dict]:
     (list of dict, dict)
         The rows and the header.
     """
-    from .validation.tables import _load
-
     return _load("fixed_T_spike_correlated.csv")
 
 

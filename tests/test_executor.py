@@ -22,6 +22,8 @@ import pytest
 
 import seqrmt as sr
 import seqrmt.validation as sv
+from seqrmt.validation.executors import _run_units
+from seqrmt.validation.measure import _spectra, _table_noise_T
 
 GRID = dict(delta=[0.5], gamma=[0.25, 1.5], R=["prefix"], weights=["mean", "optimal"], regime=["mid", "high"])
 FS_SETTINGS = {k: sv.FINITE_SIZE_SETTINGS[k] for k in ("prefix/mean, far above", "markov/optimal, uncentered")}
@@ -82,9 +84,9 @@ def test_spikes_vs_T_passes_the_executor():
 def test_run_units_keeps_order_and_raises():
     tasks = [(float(x),) for x in (9, 1, 16, 4, 25)]
     with ProcessPoolExecutor(2, mp_context=get_context("spawn")) as ex:
-        assert sv._run_units(math.sqrt, tasks, ex) == [3.0, 1.0, 4.0, 2.0, 5.0]
+        assert _run_units(math.sqrt, tasks, ex) == [3.0, 1.0, 4.0, 2.0, 5.0]
         with pytest.raises(ValueError, match="math domain"):
-            sv._run_units(math.sqrt, [(4.0,), (-1.0,), (1.0,)], ex)
+            _run_units(math.sqrt, [(4.0,), (-1.0,), (1.0,)], ex)
 
 
 def test_executor_argument_is_checked():
@@ -110,7 +112,7 @@ def test_progress_bar(capsys):
 def test_table_noise_is_make_table_transposed():
     d, V = 37, 122
     rng = np.random.default_rng(4)
-    ZT = sv._table_noise_T(d, V, rng)
+    ZT = _table_noise_T(d, V, rng)
     table = sr.make_table(d, V, 0.0, seed=np.random.default_rng(4))
     assert np.array_equal(ZT, table.E.T)
     rng2 = np.random.default_rng(4)
@@ -124,7 +126,7 @@ def test_chunked_pooling_matches_one_block(monkeypatch):
     d, V, N = 50, 100, 700
 
     def spectra():
-        return [(lam, U) for *_, lam, U, _ in sv._spectra(d, V, N, R, {"w": w}, {"w": [0.0, 0.7]}, [True, False], 5)]
+        return [(lam, U) for *_, lam, U, _ in _spectra(d, V, N, R, {"w": w}, {"w": [0.0, 0.7]}, [True, False], 5)]
 
     one = spectra()
     monkeypatch.setattr(sv.measure, "_POOL_CHUNK", 64)  # 11 blocks of sequences
@@ -148,7 +150,7 @@ def test_one_simulation_holds_only_the_matrices_it_needs(monkeypatch):
     pooled = d * N * 8
     tracemalloc.start()
     try:
-        for _ in sv._spectra(d, V, N, R, {"w": w}, {"w": [1.0]}, [True], 0):
+        for _ in _spectra(d, V, N, R, {"w": w}, {"w": [1.0]}, [True], 0):
             pass
         peak = tracemalloc.get_traced_memory()[1]
     finally:

@@ -19,6 +19,7 @@ from matplotlib.figure import Figure  # noqa: E402
 import seqrmt as sr  # noqa: E402
 import seqrmt.plots as srp  # noqa: E402
 import seqrmt.validation as sv  # noqa: E402
+from seqrmt.validation.measure import _spectra  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -198,7 +199,7 @@ def test_bulk_histogram_draws_the_law_and_its_distance(T):
     law = sr.BulkLaw(120 / V, 120 / N, 1.0 / T)
     curve = axes[0].lines[0]
     np.testing.assert_allclose(curve.get_ydata(), law.pdf(curve.get_xdata()), rtol=1e-12)
-    ((_, _, _, lam, _, _),) = sv._spectra(
+    ((_, _, _, lam, _, _),) = _spectra(
         120, V, N, np.eye(T), {"m": np.full(T, 1.0 / T)}, {"m": [0.0]}, [True], 1, n_top=1
     )
     assert f"{sv.kolmogorov_distance(lam, law):.3f}" in axes[1].get_title()

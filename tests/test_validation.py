@@ -23,6 +23,9 @@ import pytest
 
 import seqrmt as sr
 import seqrmt.validation as sv
+from seqrmt.validation.grid import _cell_id
+from seqrmt.validation.measure import _spectra
+from seqrmt.validation.scaling import _scaling_unit
 
 # Columns computed from the simulation (compared when a shipped row is regenerated).
 DATA = (
@@ -88,7 +91,7 @@ def test_spectra_same_draws_as_simulate():
     d, V, N = 60, 100, 90
     for centered in (True, False):
         sim = sr.simulate(d, V, N, w, R, 0.8, centered=centered, seed=3)
-        ((_, _, _, lam, U, _),) = sv._spectra(d, V, N, R, {"w": w}, {"w": [0.8]}, [centered], 3)
+        ((_, _, _, lam, U, _),) = _spectra(d, V, N, R, {"w": w}, {"w": [0.8]}, [centered], 3)
         np.testing.assert_allclose(lam, sim.eigenvalues, atol=1e-10)
         np.testing.assert_allclose(U[0, :3] ** 2, sim.overlaps[:3], atol=1e-8)
 
@@ -163,7 +166,7 @@ def test_ci_cells_agree(ci_rows):
     bulk agree with their finite-d classical location (the edge is approached at rate
     d^(-2/3), a few percent at d = 400)."""
     assert {r["cell"] for r in ci_rows} == {
-        sv._cell_id(dict(delta_nominal=c[0], gamma_nominal=c[1], R=c[2], weights=c[3], regime=c[4], centered=c[5]))
+        _cell_id(dict(delta_nominal=c[0], gamma_nominal=c[1], R=c[2], weights=c[3], regime=c[4], centered=c[5]))
         for c in CI_CELLS
     }
     for r in ci_rows:
@@ -219,7 +222,7 @@ def test_shipped_atlas_covers_grid():
         assert key in meta
     g = sv.ATLAS_GRID
     expected = {
-        sv._cell_id(dict(delta_nominal=dl, gamma_nominal=gm, R=R, weights=w, regime=reg, centered=c))
+        _cell_id(dict(delta_nominal=dl, gamma_nominal=gm, R=R, weights=w, regime=reg, centered=c))
         for dl in g["delta"]
         for gm in g["gamma"]
         for R in g["R"]
@@ -424,7 +427,7 @@ def test_realized_prediction_uses_the_whole_spike_norm(centered):
     V, N = sr.sizes(d, 1.0, 0.5)
     R = sv.atlas_correlation("markov")
     w = sr.named_weights("causal", R)
-    unit = sv._scaling_unit(d, 1.0, 0.5, "markov", 16, "causal", beta, centered, seed)
+    unit = _scaling_unit(d, 1.0, 0.5, "markov", 16, "causal", beta, centered, seed)
     sim = sr.simulate(d, V, N, w, R, beta, centered=centered, seed=seed)
     assert unit["empirical"]["lambda_1"] == pytest.approx(sim.eigenvalues[0], rel=1e-10)
     whole = sr.predict(

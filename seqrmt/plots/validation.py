@@ -13,6 +13,7 @@ from matplotlib.lines import Line2D
 
 from .. import _checks
 from .. import validation as _v
+from ..validation import measure as _measure
 from ..attention import alpha, kappa, mean_weights, named_weights
 from ..model import sizes
 from ..spectrum import BulkLaw
@@ -626,7 +627,7 @@ def validation_bulk_histogram(*, T: int = 1, d: int = 400, delta: float = 0.5, g
     seed = _checks.integer("seed", seed, minimum=0)
     V, N = sizes(d, delta, gamma)
     w = np.full(T, 1.0 / T)
-    ((_, _, _, lam, _, _),) = _v._spectra(d, V, N, np.eye(T), {"m": w}, {"m": [0.0]}, [True], seed, n_top=1)
+    ((_, _, _, lam, _, _),) = _measure._spectra(d, V, N, np.eye(T), {"m": w}, {"m": [0.0]}, [True], seed, n_top=1)
     law = BulkLaw(d / V, d / N, 1.0 / T)
     D = _v.kolmogorov_distance(lam, law)
     left, right = law.support()
@@ -704,10 +705,10 @@ def validation_transition(
     lam1 = np.zeros((seeds, n_beta))
     ov = np.zeros((seeds, n_beta))
     for s in range(seeds):
-        for _, b, _, lam, U, info in _v._spectra(d, V, N, Rm, {"w": w}, {"w": list(betas)}, [True], s):
+        for _, b, _, lam, U, info in _measure._spectra(d, V, N, Rm, {"w": w}, {"w": list(betas)}, [True], s):
             i = int(np.argmin(np.abs(betas - b)))
-            pv = _v._predicted(predict(dl, gm, w, Rm, b), "limit")
-            e = _v._empirical(lam, U, b, info, pv, _NoLaw())
+            pv = _measure._predicted(predict(dl, gm, w, Rm, b), "limit")
+            e = _measure._empirical(lam, U, b, info, pv, _NoLaw())
             lam1[s, i] = e["lambda_signal"]
             ov[s, i] = e["overlap_signal"]
     fig, axes = figure(1, 2, width=7.2, height=7.0)

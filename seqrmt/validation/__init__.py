@@ -136,14 +136,6 @@ from .verdicts import (
     transition_window,
 )
 
-# The private helpers that the tests, the benchmarks and the figures call as sv._<name>.
-from .executors import _check_executor, _run_units  # noqa: F401
-from .grid import _atlas_block, _atlas_unit, _cell_id, _grid  # noqa: F401
-from .measure import _POOL_CHUNK, _empirical, _predicted, _spectra, _table_noise_T  # noqa: F401
-from .scaling import _finite_size_beta, _scaling_unit  # noqa: F401
-from .settings import _T  # noqa: F401
-from .tables import _load  # noqa: F401
-
 __all__ = [
     "ATLAS_GRID",
     "Tolerance",

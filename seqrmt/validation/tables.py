@@ -10,6 +10,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from .. import _checks
+from .._data import _load, read_csv
 
 __all__ = [
     "to_csv",
@@ -20,21 +21,6 @@ __all__ = [
     "load_fixed_T_spike",
     "load_cost",
 ]
-
-
-def _parse(value: str):
-    if value == "":
-        return ""
-    if value in ("True", "False"):
-        return value == "True"
-    try:
-        return int(value)
-    except ValueError:
-        pass
-    try:
-        return float(value)
-    except ValueError:
-        return value
 
 
 def to_csv(rows: Sequence[Mapping], path=None, *, meta: Mapping | None = None, digits: int | None = None) -> str | None:
@@ -66,36 +52,6 @@ def to_csv(rows: Sequence[Mapping], path=None, *, meta: Mapping | None = None, d
     with open(path, "w", newline="") as fh:
         fh.write(text)
     return None
-
-
-def read_csv(source) -> tuple[list[dict], dict]:
-    """Read a table written by :func:`to_csv` (a path or a file-like object).
-
-    Returns ``(rows, meta)``: numbers, booleans and strings restored; ``meta`` from the
-    ``# key: value`` comment lines.
-    """
-    if hasattr(source, "read"):
-        text = source.read()
-    else:
-        with open(source, newline="") as fh:
-            text = fh.read()
-    meta, body = {}, []
-    for line in text.splitlines():
-        if line.startswith("#"):
-            key, _, val = line[1:].strip().partition(":")
-            meta[key.strip()] = val.strip()
-        elif line.strip():
-            body.append(line)
-    rd = csv.DictReader(body)
-    rows = [{k: _parse(v) for k, v in r.items()} for r in rd]
-    return rows, meta
-
-
-def _load(name: str):
-    from importlib import resources
-
-    with resources.files("seqrmt").joinpath("data", name).open("r", newline="") as fh:
-        return read_csv(fh)
 
 
 def load_atlas() -> tuple[list[dict], dict]:
