@@ -70,7 +70,7 @@ _RECORDS: list[dict[str, Any]] = []
 
 # --------------------------------------------------------------------------- helpers
 def _short(text: str, n: int = 28) -> str:
-    from ._style import plain_text
+    from ._text import plain_text
 
     s = plain_text(text)
     return s if len(s) <= n else s[: n - 1] + "…"
@@ -310,7 +310,7 @@ def figure_problems(
     """
     from matplotlib.figure import Figure
 
-    from ._style import COLUMN_PX
+    from ._text import COLUMN_PX
 
     if not isinstance(fig, Figure):
         raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")

@@ -13,7 +13,9 @@ displayed in a notebook, the PNG output carries the alt text in its output metad
 from __future__ import annotations
 
 import functools
-import re
+
+# the phone column and the plain text of a label, shared with the check (._check): re-exported here
+from ._text import _TEX, COLUMN_PX, plain_text  # noqa: F401
 
 __all__ = [
     "WEIGHT_COLORS",
@@ -43,8 +45,6 @@ IDEAL_COLOR = "#8172B3"  # idealized statement (alpha beta, no class-mean noise)
 SIM_COLOR = "#64B5CD"  # simulation
 MEAN_SPIKE_COLOR = "#C44E52"  # vocabulary-mean outlier of the uncentered S
 
-#: Width in CSS pixels of the text column on a 390 px wide phone screen.
-COLUMN_PX = 358
 #: Smallest figure text, in CSS pixels, when a figure is scaled to :data:`COLUMN_PX`.
 MIN_TEXT_PX = 9.0
 #: Resolution of the displayed PNGs relative to their CSS size (sharp on 2x screens).
@@ -54,123 +54,6 @@ CSS_DPI = 100
 
 
 # --------------------------------------------------------------------------- alt text
-_TEX = {
-    "alpha": "α",
-    "beta": "β",
-    "gamma": "γ",
-    "delta": "δ",
-    "Delta": "Δ",
-    "kappa": "κ",
-    "lambda": "λ",
-    "mu": "μ",
-    "nu": "ν",
-    "rho": "ρ",
-    "tau": "τ",
-    "theta": "θ",
-    "zeta": "ζ",
-    "xi": "ξ",
-    "Sigma": "Σ",
-    "sigma": "σ",
-    "varphi": "φ",
-    "phi": "φ",
-    "psi": "ψ",
-    "pi": "π",
-    "epsilon": "ε",
-    "varepsilon": "ε",
-    "eta": "η",
-    "omega": "ω",
-    "infty": "∞",
-    "pm": "±",
-    "times": "×",
-    "cdot": "·",
-    "leq": "≤",
-    "le": "≤",
-    "geq": "≥",
-    "ge": "≥",
-    "approx": "≈",
-    "to": "→",
-    "top": "T",
-    "ell": "ℓ",
-    "sqrt": "√",
-    "langle": "⟨",
-    "rangle": "⟩",
-    "quad": " ",
-    "mid": "|",
-    "neq": "≠",
-    "ne": "≠",
-    "sim": "~",
-    "propto": "∝",
-    "max": "max",
-    "min": "min",
-    "log": "log",
-    "exp": "exp",
-    "sup": "sup",
-    "inf": "inf",
-    "det": "det",
-    "Pr": "Pr",
-    "star": "*",
-    "ast": "*",
-    "prime": "′",
-    "dots": "…",
-    "ldots": "…",
-    "cdots": "…",
-    "in": "∈",
-    "sum": "Σ",
-    "boxtimes": "⊠",
-}
-_DROP = (
-    "mathrm",
-    "mathbf",
-    "mathcal",
-    "mathbb",
-    "text",
-    "operatorname",
-    "tilde",
-    "hat",
-    "bar",
-    "widetilde",
-    "boldsymbol",
-    "rm",
-    "mathit",
-    "left",
-    "right",
-    "big",
-    "Big",
-    "displaystyle",
-    "mathsf",
-    "bf",
-    "it",
-    "mathdefault",
-)
-
-
-def plain_text(s: str) -> str:
-    r"""A readable, screen-reader friendly version of a matplotlib (mathtext) label.
-
-    ``r"$\lambda_{\max}/\kappa$"`` becomes ``"λ max/κ"``: TeX commands become
-    Unicode symbols, sub/superscript marks and braces are dropped.
-    """
-    s = str(s)
-
-    def command(m: "re.Match[str]") -> str:
-        name = m.group(1)
-        if name in _TEX:
-            return _TEX[name]
-        if name in _DROP:
-            return ""
-        return name
-
-    s = re.sub(r"\\([A-Za-z]+)", command, s)
-    s = re.sub(r"\\([,;:! ])", " ", s)
-    s = re.sub(r"\\([%{}|#&_$])", lambda m: {"|": "‖"}.get(m.group(1), m.group(1)), s)
-    s = re.sub(r"\^\{?2\}?(?![0-9])", "²", s)
-    s = re.sub(r"_\{([^{}]*)\}", r" \1", s)
-    s = re.sub(r"(?<=\S)_(\w)", r" \1", s)
-    s = re.sub(r"\^\{([^{}]*)\}", r"^\1", s)
-    s = s.replace("$", "").replace("{", "").replace("}", "").replace("\\", "")
-    return re.sub(r"\s+", " ", s).strip()
-
-
 def fmt(x, digits: int = 3) -> str:
     """A number written for an alt text: ``0.5``, ``1.85``, ``0.00123``, ``12``."""
     try:
