@@ -244,6 +244,8 @@ _NOT_PROSE = (
     "style",
     "div.math",
     "mjx-container[display=true]",
+    # a build's note on the products it left out names the commands that make them
+    ".seqrmt-products-note",
     "nav",
     "header",
     "footer",
@@ -409,8 +411,9 @@ _DEVELOPER = re.compile(
     r"|load average|\b\d+\s*(?:CPU\s*)?cores?\b|\bnproc\b|\bCPU[- ]time\b",
     re.I,
 )
-#: Pages written for programmers: the API reference, the page on how the book is built.
-_DEVELOPER_PAGES = ("api", "status")
+#: Pages written for programmers: the API reference, the page on how the book is built, and the
+#: lecturers' page on publishing a fork, whose commands are its subject.
+_DEVELOPER_PAGES = ("api", "status", "teach")
 
 
 def developer_text(soup) -> list[str]:
