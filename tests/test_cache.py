@@ -106,8 +106,8 @@ def test_an_entry_depends_on_the_modules_its_function_may_run():
     """The token spectra depend on what ``fixed_T_spike`` imports, lazily too, not on ``learning``."""
     files = {p.relative_to(_cache.ROOT).as_posix() for p in _cache.dependencies({"seqrmt.fixed_T_spike"})}
     assert {"fixed_T_spike.py", "spikes.py", "attention.py", "fixed_T_bulk.py", "_fixed_T_draws.py"} <= files
-    # imported inside a function; it reads the package's data tables
-    assert {"validation/tables.py", "data/atlas.csv"} <= files
+    # it reads the package's data tables (through seqrmt/_data.py)
+    assert {"_data.py", "data/atlas.csv"} <= files
     assert "learning.py" not in files and "plots/spikes.py" not in files and "__init__.py" not in files
     bulk = {p.relative_to(_cache.ROOT).as_posix() for p in _cache.dependencies({"seqrmt.fixed_T_bulk"})}
     assert "fixed_T_spike.py" not in bulk and "spectrum.py" in bulk
