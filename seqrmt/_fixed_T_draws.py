@@ -147,3 +147,22 @@ def _sparse_top(
     v0 = s / math.sqrt(V) + 0.1 * rng.standard_normal(V) / math.sqrt(V)
     ev, Q = eigsh(op, k=k, which="LA", v0=v0, tol=1e-9)
     return ev, (Q.T @ s) ** 2 / V
+
+
+def _sparse_outlier(
+    V: int, draws: int, ratio: float, w: np.ndarray, R: np.ndarray, gamma: float, rng: np.random.Generator, k: int = 1
+) -> tuple[float, float] | None:
+    """``(t_*, w_*)`` over ``draws`` sparse draws of ``V`` tokens: in each, the ``s``-weight of the
+    top ``k`` eigenvectors with a weight above ``25 / V`` and its weighted mean eigenvalue (``None``
+    if a draw has none)."""
+    N = max(2, int(round(ratio * V)))
+    tv, rv = [], []
+    for _ in range(draws):
+        ev, wt = _sparse_top(V, N, w, R, gamma, rng, k=k)
+        big = wt > _OUTLIER_WEIGHT / V
+        if not big.any():
+            return None
+        tv.append(float(ev[big] @ wt[big] / wt[big].sum()))
+        rv.append(float(wt[big].sum()))
+    tv, rv = np.array(tv), np.array(rv)
+    return float(tv @ rv / rv.sum()), float(rv.mean())

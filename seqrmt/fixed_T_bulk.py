@@ -68,6 +68,11 @@ def token_rank_fraction(n_nonzero: int, draws_per_token: float) -> float:
     """
     Tp = _checks.integer("n_nonzero", n_nonzero, minimum=1)
     lam = _checks.positive("draws_per_token", draws_per_token)
+    return _token_rank_fraction(Tp, lam)
+
+
+def _token_rank_fraction(Tp: int, lam: float) -> float:
+    """:func:`token_rank_fraction` of checked arguments (``T' >= 1`` an int, ``lambda > 0``)."""
 
     def phi(a):
         return _rank_potential(a, Tp, lam)
@@ -99,7 +104,7 @@ def fixed_T_atom(delta: float, gamma: float, w: ArrayLike) -> float:
     delta = _checks.positive("delta", delta)
     gamma = _checks.positive("gamma", gamma)
     _, Tp = _nonzero_weights(w)
-    r = token_rank_fraction(Tp, Tp * delta / gamma)
+    r = _token_rank_fraction(Tp, Tp * delta / gamma)
     return float(max(0.0, 1.0 - r / delta))
 
 
@@ -262,7 +267,7 @@ class FixedTBulkLaw(SpectralLaw):
         self.atom = fixed_T_atom(self.delta, self.gamma, self.w)
         ratio = self.delta / self.gamma
         wz = self.w[self.w != 0]
-        h0 = 1.0 - token_rank_fraction(self.n_nonzero, self.n_nonzero * ratio)
+        h0 = 1.0 - _token_rank_fraction(self.n_nonzero, self.n_nonzero * ratio)
         if self.n_nonzero == 1:
             # one token per sequence: A A^T is diagonal, w^2 times Poisson(delta/gamma) counts
             from scipy.stats import poisson

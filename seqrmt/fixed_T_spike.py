@@ -19,10 +19,10 @@ from .attention import alpha as _alpha
 from .attention import kappa as _kappa
 from .attention import named_weights
 from .attention import sigma_w as _sigma_w
-from ._fixed_T_draws import _OUTLIER_WEIGHT, _default_draws, _sparse_top, _spike_block
-from .fixed_T_bulk import token_rank_fraction
+from ._fixed_T_draws import _OUTLIER_WEIGHT, _default_draws, _sparse_outlier, _spike_block
+from .fixed_T_bulk import _token_rank_fraction
 from .model import markov_correlation, prefix_correlation
-from .spectrum import bulk_edges
+from .spectrum import _bulk_edges
 from .spikes import Prediction, predict
 
 __all__ = [
@@ -127,6 +127,46 @@ class _Measures:
             eta[at] = -self.ro[k] * g0**2 * dzdg * delta / b[at]
             width[at] = 0.0
         return x, eta, width
+
+
+def _checked_options(
+    w: np.ndarray,
+    *,
+    d: int | None = None,
+    n_tokens: int | None = None,
+    block: int | None = None,
+    n_atoms: int = 100,
+    outlier_block: int | None = None,
+    outlier_draws: int = 8,
+    seed: int = 0,
+    max_width: float = 0.05,
+    max_count: float = 0.1,
+) -> dict:
+    """The options of :class:`FixedTSpike` for the checked weights ``w``, checked, with their defaults
+    (which depend on the number ``T'`` of nonzero weights) filled in."""
+    Tp = int(np.count_nonzero(w))
+    default_tokens, default_block = _default_draws(Tp)
+    n_tokens = _checks.integer("n_tokens", default_tokens if n_tokens is None else n_tokens, minimum=100)
+    n_atoms = _checks.integer("n_atoms", n_atoms, minimum=10)
+    seed = _checks.integer("seed", seed, minimum=0)
+    block = _checks.integer("block", default_block if block is None else block, minimum=2 * Tp, even=True)
+    if block < 20:
+        raise ValueError(f"block must be at least 20 tokens, got {block}")
+    if outlier_block is None:
+        outlier_block = max(4096, 128 * Tp)
+    outlier_block = _checks.integer("outlier_block", outlier_block, minimum=2 * block, even=True)
+    outlier_draws = _checks.integer("outlier_draws", outlier_draws, minimum=1)
+    return dict(
+        d=None if d is None else _checks.integer("d", d, minimum=2),
+        n_tokens=n_tokens,
+        block=block,
+        n_atoms=n_atoms,
+        outlier_block=outlier_block,
+        outlier_draws=outlier_draws,
+        seed=seed,
+        max_width=_checks.positive("max_width", max_width),
+        max_count=_checks.positive("max_count", max_count),
+    )
 
 
 @dataclass(frozen=True)
@@ -362,30 +402,57 @@ class FixedTSpike:
         max_width: float = 0.05,
         max_count: float = 0.1,
     ) -> None:
-        self.delta = _checks.positive("delta", delta)
-        self.gamma = _checks.positive("gamma", gamma)
-        self.R = _checks.correlation(R)
-        self.w = _checks.weights(w, T=self.R.shape[0])
+        delta = _checks.positive("delta", delta)
+        gamma = _checks.positive("gamma", gamma)
+        R = _checks.correlation(R)
+        w = _checks.weights(w, T=R.shape[0])
+        options = _checked_options(
+            w,
+            d=d,
+            n_tokens=n_tokens,
+            block=block,
+            n_atoms=n_atoms,
+            outlier_block=outlier_block,
+            outlier_draws=outlier_draws,
+            seed=seed,
+            max_width=max_width,
+            max_count=max_count,
+        )
+        self._build(delta, gamma, w, R, **options)
+
+    @classmethod
+    def _of_checked(cls, delta: float, gamma: float, w: np.ndarray, R: np.ndarray, options: dict) -> FixedTSpike:
+        """The model of arguments checked at the door (:func:`fixed_T_spike_model`; ``options`` from
+        :func:`_checked_options`): built without checking them again."""
+        self = cls.__new__(cls)
+        self._build(delta, gamma, w, R, **options)
+        return self
+
+    def _build(
+        self,
+        delta: float,
+        gamma: float,
+        w: np.ndarray,
+        R: np.ndarray,
+        *,
+        d: int | None,
+        n_tokens: int,
+        block: int,
+        n_atoms: int,
+        outlier_block: int,
+        outlier_draws: int,
+        seed: int,
+        max_width: float,
+        max_count: float,
+    ) -> None:
+        """Draw the token spectra and set up the equation, from checked arguments."""
+        self.delta = delta
+        self.gamma = gamma
+        self.w = w
+        self.R = R
         self.kappa, self.alpha, self.sigma_w = _kappa(self.w), _alpha(self.w, self.R), _sigma_w(self.w)
         self.n_nonzero = Tp = int(np.count_nonzero(self.w))
-        default_tokens, default_block = _default_draws(Tp)
-        if n_tokens is None:
-            n_tokens = default_tokens
-        n_tokens = _checks.integer("n_tokens", n_tokens, minimum=100)
-        n_atoms = _checks.integer("n_atoms", n_atoms, minimum=10)
-        seed = _checks.integer("seed", seed, minimum=0)
-        if block is None:
-            block = default_block
-        block = _checks.integer("block", block, minimum=2 * Tp, even=True)
-        if block < 20:
-            raise ValueError(f"block must be at least 20 tokens, got {block}")
-        if outlier_block is None:
-            outlier_block = max(4096, 128 * Tp)
-        outlier_block = _checks.integer("outlier_block", outlier_block, minimum=2 * block, even=True)
-        outlier_draws = _checks.integer("outlier_draws", outlier_draws, minimum=1)
-        self.d = None if d is None else _checks.integer("d", d, minimum=2)
-        self.max_width = _checks.positive("max_width", max_width)
-        self.max_count = _checks.positive("max_count", max_count)
+        self.d, self.max_width, self.max_count = d, max_width, max_count
         c = 1.0 / self.delta
         ratio = self.delta / self.gamma
         self.s_outlier = self.outlier_bias = None
@@ -422,7 +489,7 @@ class FixedTSpike:
             tt, rr = np.concatenate(ts), np.concatenate(rs) / n_blocks
             order = np.argsort(tt)
             tt, rr = tt[order], rr[order]
-            h0 = 1.0 - token_rank_fraction(Tp, Tp * ratio)
+            h0 = 1.0 - _token_rank_fraction(Tp, Tp * ratio)
             self._samples = (tt, (1.0 - h0) / tt.size)  # sampled bulk of nu_M, mass of one point
             self.perron = (float(np.mean(taus)), float(np.mean(w1s)))
             if 2 * len(outs) >= n_blocks:  # an outlier of m along s
@@ -431,8 +498,8 @@ class FixedTSpike:
                 # well above the next eigenvalue: one eigenvector holds it; otherwise (short T, where
                 # the tail of nu_M reaches it) it spreads over the top few eigenvectors of a large draw
                 k = 1 if float(np.median(sep)) > 1.5 else 8
-                full = self._sparse_outlier(outlier_block, outlier_draws, ratio, rng, k)
-                half = self._sparse_outlier(outlier_block // 2, outlier_draws, ratio, rng, k)
+                full = _sparse_outlier(outlier_block, outlier_draws, ratio, self.w, self.R, self.gamma, rng, k)
+                half = _sparse_outlier(outlier_block // 2, outlier_draws, ratio, self.w, self.R, self.gamma, rng, k)
                 if full is None or half is None:
                     full = (float(ot @ orw / orw.sum()), float(orw.sum()) / n_blocks)
                     half = full
@@ -457,7 +524,7 @@ class FixedTSpike:
             rc = grouped(max(10, n_atoms // 2))
         self._t, self._p, self._r, self._c = t, p, r, c
         self.s_mean_error = float((t @ r + to @ ro) / (self.alpha * self.delta) - 1.0)
-        edge = bulk_edges(self.delta, self.gamma, self.kappa)[1]
+        edge = _bulk_edges(self.delta, self.gamma, self.kappa)[1]
         lo, mid = 0.5 * self.kappa, 3.0 * edge
         self._m = _Measures(t, p, r, to, ro, c, lo, mid)
         self._mc = _Measures(*rc, to, ro, c, lo, mid)
@@ -466,22 +533,6 @@ class FixedTSpike:
         self._U, self._x, self._H, self._branch = self._m.U, self._m.x, self._m.Hg, self._m.branch
         hmax = float(self._H.real[self._branch])
         self.beta_onset = self.delta / hmax if hmax > 0 else math.inf
-
-    def _sparse_outlier(self, V: int, draws: int, ratio: float, rng: np.random.Generator, k: int = 1):
-        """``(t_*, w_*)`` over ``draws`` sparse draws of ``V`` tokens: in each, the ``s``-weight of the
-        top ``k`` eigenvectors with a weight above ``25 / V`` and its weighted mean eigenvalue (``None``
-        if a draw has none)."""
-        N = max(2, int(round(ratio * V)))
-        tv, rv = [], []
-        for _ in range(draws):
-            ev, wt = _sparse_top(V, N, self.w, self.R, self.gamma, rng, k=k)
-            big = wt > _OUTLIER_WEIGHT / V
-            if not big.any():
-                return None
-            tv.append(float(ev[big] @ wt[big] / wt[big].sum()))
-            rv.append(float(wt[big].sum()))
-        tv, rv = np.array(tv), np.array(rv)
-        return float(tv @ rv / rv.sum()), float(rv.mean())
 
     def __repr__(self) -> str:
         return f"FixedTSpike(delta={self.delta!r}, gamma={self.gamma!r}, w={self.w.tolist()!r}, R={self.R.tolist()!r})"
@@ -838,13 +889,14 @@ def fixed_T_spike_model(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, 
     gamma = _checks.positive("gamma", gamma)
     R = _checks.correlation(R)
     w = _checks.weights(w, T=R.shape[0])
-    if options.get("d") is not None:
-        _checks.integer("d", options["d"], minimum=2)
-    if options.get("d") is not None and np.count_nonzero(w) > 1:
-        options = dict(options, d=None)  # d only changes the model at T' = 1
+    checked = _checked_options(w, **options)
+    if checked["d"] is not None and np.count_nonzero(w) > 1:
+        options, checked = dict(options, d=None), dict(checked, d=None)  # d only changes the model at T' = 1
     key = (delta, gamma, tuple(w.tolist()), tuple(map(tuple, R.tolist())), _cache.options_key(options))
     if key not in _SPIKE_CACHE:
-        _SPIKE_CACHE[key] = _cache.cached("fixed_T_spike", key, lambda: FixedTSpike(delta, gamma, w, R, **options))
+        _SPIKE_CACHE[key] = _cache.cached(
+            "fixed_T_spike", key, lambda: FixedTSpike._of_checked(delta, gamma, w, R, checked)
+        )
     return _SPIKE_CACHE[key]
 
 

@@ -391,7 +391,11 @@ def bulk_edges(delta: float, gamma: float, kappa: float = 1.0) -> tuple[float, f
     -------
     (left, right) : tuple of float
     """
-    delta, gamma, kappa = _bulk_params(delta, gamma, kappa)
+    return _bulk_edges(*_bulk_params(delta, gamma, kappa))
+
+
+def _bulk_edges(delta: float, gamma: float, kappa: float) -> tuple[float, float]:
+    """:func:`bulk_edges` of checked arguments (``delta, gamma >= 0``, ``kappa > 0``)."""
     left, right = _unit_edges(delta, gamma)
     return kappa * left, kappa * right
 

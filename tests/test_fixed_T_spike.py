@@ -357,7 +357,7 @@ def test_a_curve_after_the_model_draws_nothing(monkeypatch):
         raise AssertionError("the curve drew tokens")
 
     monkeypatch.setattr(fixed_T_spike, "_spike_block", no_draws)
-    monkeypatch.setattr(fixed_T_spike, "_sparse_top", no_draws)
+    monkeypatch.setattr(fixed_T_spike, "_sparse_outlier", no_draws)
     x, eta = m.curve(np.linspace(1.0, 6.0, 40))
     assert x.shape == eta.shape == (40,) and np.isfinite(eta[-1])
 
