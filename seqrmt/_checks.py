@@ -132,6 +132,15 @@ def flag(name: str, value: Any) -> bool:
     return bool(value)
 
 
+def one_of(name: str, value: Any, options: tuple[str, ...]) -> str:
+    """One of the strings ``options`` (``TypeError`` for a non-string, ``ValueError`` for another string)."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be one of {options}, got {value!r}")
+    if value not in options:
+        raise ValueError(f"{name} must be one of {options}, got {value!r}")
+    return value
+
+
 def table(value: Any, name: str = "table"):
     """A :class:`seqrmt.VocabularyTable`."""
     if not isinstance(value, VocabularyTable):

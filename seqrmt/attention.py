@@ -281,10 +281,7 @@ def optimal_weights(R: ArrayLike, *, normalize: str = "sum", simplex: bool = Fal
         If ``normalize`` is not a string or ``simplex`` is not a bool.
     """
     R = _checks.correlation(R)
-    if not isinstance(normalize, str):
-        raise TypeError(f"normalize must be one of {_NORMALIZATIONS}, got {normalize!r}")
-    if normalize not in _NORMALIZATIONS:
-        raise ValueError(f"normalize must be one of {_NORMALIZATIONS}, got {normalize!r}")
+    normalize = _checks.one_of("normalize", normalize, _NORMALIZATIONS)
     simplex = _checks.flag("simplex", simplex)
     if simplex and normalize != "sum":
         raise ValueError(

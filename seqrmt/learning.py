@@ -312,15 +312,9 @@ def learn_attention(
     d = _checks.integer("d", d)
     V = _checks.integer("V", V, minimum=2, even=True)
     N = _checks.integer("N", N, minimum=2)
-    if not isinstance(kind, str):
-        raise TypeError(f"kind must be one of {KINDS}, got {kind!r}")
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    kind = _checks.one_of("kind", kind, KINDS)
     label = _label_position(label, T)
-    if not isinstance(loss, str):
-        raise TypeError(f"loss must be one of {LOSSES}, got {loss!r}")
-    if loss not in LOSSES:
-        raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
+    loss = _checks.one_of("loss", loss, LOSSES)
     steps = _checks.integer("steps", steps)
     lr = _checks.positive("lr", lr)
     ridge = _checks.nonnegative("ridge", ridge)
@@ -338,8 +332,39 @@ def learn_attention(
     xi = sample_signs(N, R, seed=rng)
     tokens = sample_tokens(xi, V, seed=rng)
     y = xi[:, label - 1].astype(float)
-    E = table.E
+    params, history = _adam_train(kind, table.E, tokens, y, T, d, loss, steps, lr, ridge, record_every)
+    w = history["weights"][-1]
+    return LearnedAttention(
+        weights=w / w.sum(),
+        kind=kind,
+        scores=params[2].copy() if kind == "positional" else None,
+        query=params[2].copy() if kind == "content" else None,
+        readout=params[0].copy(),
+        bias=float(params[1]),
+        history=history,
+        table=table,
+        tokens=tokens,
+        xi=xi,
+        label=label,
+        params=dict(R=R, beta=beta, d=d, V=V, N=N, loss=loss, steps=steps, lr=lr, ridge=ridge),
+    )
 
+
+def _adam_train(
+    kind: str,
+    E: np.ndarray,
+    tokens: np.ndarray,
+    y: np.ndarray,
+    T: int,
+    d: int,
+    loss: str,
+    steps: int,
+    lr: float,
+    ridge: float,
+    record_every: int,
+) -> tuple[list, dict[str, np.ndarray]]:
+    """The full-batch Adam steps of :func:`learn_attention` from checked arguments: the trained
+    ``[readout, bias, scores or query]`` and the history (every ``record_every`` steps and the last)."""
     params = [np.zeros(d), 0.0, np.zeros(T) if kind == "positional" else np.zeros(d)]
     m1 = [np.zeros_like(np.asarray(p, dtype=float)) for p in params]
     m2 = [np.zeros_like(np.asarray(p, dtype=float)) for p in params]
@@ -367,22 +392,7 @@ def learn_attention(
     record(steps, value, f)
     if not np.isfinite(value):  # pragma: no cover - guarded by the softplus/softmax forms
         raise FloatingPointError("training diverged (non-finite loss); lower lr")
-    history = {k: np.asarray(v) for k, v in hist.items()}
-    w = history["weights"][-1]
-    return LearnedAttention(
-        weights=w / w.sum(),
-        kind=kind,
-        scores=params[2].copy() if kind == "positional" else None,
-        query=params[2].copy() if kind == "content" else None,
-        readout=params[0].copy(),
-        bias=float(params[1]),
-        history=history,
-        table=table,
-        tokens=tokens,
-        xi=xi,
-        label=label,
-        params=dict(R=R, beta=beta, d=d, V=V, N=N, loss=loss, steps=steps, lr=lr, ridge=ridge),
-    )
+    return params, {k: np.asarray(v) for k, v in hist.items()}
 
 
 # --- the supervised optimum --------------------------------------------------------------

@@ -141,6 +141,17 @@ def atlas(
     _check_executor(executor)
     tol = tol or Tolerance()
     g = _grid(grid)
+    setups, tasks = _atlas_setups(d, seeds, g, T, betas)
+    results = _run_units(_atlas_unit, tasks, executor, progress, desc=f"atlas d={d}")
+    rows: list[dict] = []
+    for ib, setup in enumerate(setups):
+        rows += _atlas_block_rows(d, T, g, setup, results[ib * len(seeds) : (ib + 1) * len(seeds)], tol)
+    return judge(rows, tol)
+
+
+def _atlas_setups(d: int, seeds: list[int], g: dict, T: int, betas: Mapping[str, float] | None) -> tuple[list, list]:
+    """The blocks of :func:`atlas` (one per ``(delta, gamma, R)``: sizes, weights, the chosen strengths)
+    and the units of work (one per block and seed), from checked arguments."""
     blocks = [(dl, gm, rn) for dl in g["delta"] for gm in g["gamma"] for rn in g["R"]]
     setups, tasks = [], []
     for dl_nom, gm_nom, rname in blocks:
@@ -154,96 +165,103 @@ def atlas(
         setups.append((dl_nom, gm_nom, rname, V, N, dl, gm, R, ws, choice, bl))
         ubl = {k: sorted(set(v)) for k, v in bl.items()}
         tasks += [(d, dl_nom, gm_nom, rname, T, tuple(g["weights"]), ubl, tuple(g["centered"]), s) for s in seeds]
-    results = _run_units(_atlas_unit, tasks, executor, progress, desc=f"atlas d={d}")
+    return setups, tasks
+
+
+def _atlas_block_rows(d: int, T: int, g: dict, setup: tuple, results: list, tol: Tolerance) -> list[dict]:
+    """The rows of one block of :func:`atlas`, before the verdicts: its predictions against what
+    its seeds measured (``results``, in seed order)."""
+    dl_nom, gm_nom, rname, V, N, dl, gm, R, ws, choice, bl = setup
+    laws = {wn: BulkLaw(dl, gm, _kappa(w)) for wn, w in ws.items()}
+    preds = {}
+    for wn, w in ws.items():
+        for b in set(bl[wn]):
+            for c in g["centered"]:
+                preds[wn, b, c] = (
+                    predict(dl, gm, w, R, b, centered=c),
+                    predict(dl, gm, w, R, b, centered=c, finite_table=False),
+                )
+    samples: dict = {}
+    for res in results:
+        for wn, b, c, emp, pr in res["samples"]:
+            samples.setdefault((wn, b, c), []).append((emp, pr))
     rows: list[dict] = []
-    for ib, (dl_nom, gm_nom, rname, V, N, dl, gm, R, ws, choice, bl) in enumerate(setups):
-        laws = {wn: BulkLaw(dl, gm, _kappa(w)) for wn, w in ws.items()}
-        preds = {}
-        for wn, w in ws.items():
-            for b in set(bl[wn]):
-                for c in g["centered"]:
-                    preds[wn, b, c] = (
-                        predict(dl, gm, w, R, b, centered=c),
-                        predict(dl, gm, w, R, b, centered=c, finite_table=False),
-                    )
-        samples: dict = {}
-        for res in results[ib * len(seeds) : (ib + 1) * len(seeds)]:  # in seed order
-            for wn, b, c, emp, pr in res["samples"]:
-                samples.setdefault((wn, b, c), []).append((emp, pr))
-        for wn, w in ws.items():
-            ch = choice[wn]
-            tc = sample_threshold(dl, gm, _kappa(w))
-            for reg, b in zip(g["regime"], bl[wn]):
-                for c in g["centered"]:
-                    p, pi = preds[wn, b, c]
-                    pv, piv = _predicted(p, "limit"), _predicted(pi, "ideal")
-                    base = dict(
-                        d=d,
-                        V=V,
-                        N=N,
-                        delta=dl,
-                        gamma=gm,
-                        delta_nominal=dl_nom,
-                        gamma_nominal=gm_nom,
-                        R=rname,
-                        T=T,
-                        weights=wn,
-                        regime=reg,
-                        rule=ch["rule"],
-                        beta=b,
-                        centered=bool(c),
-                        kappa=p.kappa,
-                        alpha=p.alpha,
-                        sigma_w=p.sigma_w,
-                        beta_c_pop=ch["beta_c_pop"],
-                        beta_c_sample=ch["beta_c_sample"],
-                        beta_c_pop_ideal=ch["beta_c_pop_ideal"],
-                        beta_c_sample_ideal=ch["beta_c_sample_ideal"],
-                        theta=p.theta,
-                        theta_c=tc,
-                        bulk_edge=p.bulk_edge,
-                        phase=_phase(p),
-                        phase_ideal=_phase(pi),
-                        signal_outlier=_nan(p.sample_outlier),
-                        mean_outlier=_nan(p.mean_outlier),
-                    )
-                    data = samples[wn, b, c]
-                    qs = [
-                        q
-                        for q in ATLAS_QUANTITIES
-                        if not (q.endswith("_mean") and c) and not (q == "overlap_signal" and b == 0)
-                    ]
-                    for q in qs:
-                        vals = np.array([e[q] for e, _ in data], dtype=float)
-                        real = np.array([r[q] for _, r in data], dtype=float)
-                        n = vals.size
-                        mean = float(vals.mean())
-                        std = float(vals.std(ddof=1)) if n > 1 else 0.0
-                        sem = std / math.sqrt(n)
-                        pred = float(pv[q])
-                        t = tol(q, pred, sem, n)
-                        err = mean - pred
-                        rank = pv["_rank"].get(q, 0)
-                        fin = _classical_location(laws[wn], rank, d) if rank > 0 else float("nan")
-                        corr = fin if rank > 0 else float(real.mean())
-                        row = dict(
-                            base,
-                            cell=_cell_id(base),
-                            quantity=q,
-                            predicted=pred,
-                            predicted_ideal=float(piv[q]),
-                            predicted_realized=float(real.mean()),
-                            predicted_finite_d=fin,
-                            predicted_corrected=corr,
-                            empirical=mean,
-                            std=std,
-                            sem=sem,
-                            n=n,
-                            error=err,
-                            tol=t,
-                        )
-                        rows.append(row)
-    return judge(rows, tol)
+    for wn, w in ws.items():
+        ch = choice[wn]
+        tc = sample_threshold(dl, gm, _kappa(w))
+        for reg, b in zip(g["regime"], bl[wn]):
+            for c in g["centered"]:
+                p, pi = preds[wn, b, c]
+                base = dict(
+                    d=d,
+                    V=V,
+                    N=N,
+                    delta=dl,
+                    gamma=gm,
+                    delta_nominal=dl_nom,
+                    gamma_nominal=gm_nom,
+                    R=rname,
+                    T=T,
+                    weights=wn,
+                    regime=reg,
+                    rule=ch["rule"],
+                    beta=b,
+                    centered=bool(c),
+                    kappa=p.kappa,
+                    alpha=p.alpha,
+                    sigma_w=p.sigma_w,
+                    beta_c_pop=ch["beta_c_pop"],
+                    beta_c_sample=ch["beta_c_sample"],
+                    beta_c_pop_ideal=ch["beta_c_pop_ideal"],
+                    beta_c_sample_ideal=ch["beta_c_sample_ideal"],
+                    theta=p.theta,
+                    theta_c=tc,
+                    bulk_edge=p.bulk_edge,
+                    phase=_phase(p),
+                    phase_ideal=_phase(pi),
+                    signal_outlier=_nan(p.sample_outlier),
+                    mean_outlier=_nan(p.mean_outlier),
+                )
+                rows += _cell_rows(base, samples[wn, b, c], p, pi, laws[wn], tol)
+    return rows
+
+
+def _cell_rows(base: dict, data: list, p, pi, law, tol: Tolerance) -> list[dict]:
+    """One row per quantity of one cell (setting ``base``): the predictions ``p`` (exact) and ``pi``
+    (idealized) against the ``(empirical, realized prediction)`` pairs ``data`` of its seeds."""
+    d, b, c = base["d"], base["beta"], base["centered"]
+    pv, piv = _predicted(p, "limit"), _predicted(pi, "ideal")
+    qs = [q for q in ATLAS_QUANTITIES if not (q.endswith("_mean") and c) and not (q == "overlap_signal" and b == 0)]
+    rows = []
+    for q in qs:
+        vals = np.array([e[q] for e, _ in data], dtype=float)
+        real = np.array([r[q] for _, r in data], dtype=float)
+        n = vals.size
+        mean = float(vals.mean())
+        std = float(vals.std(ddof=1)) if n > 1 else 0.0
+        sem = std / math.sqrt(n)
+        pred = float(pv[q])
+        rank = pv["_rank"].get(q, 0)
+        fin = _classical_location(law, rank, d) if rank > 0 else float("nan")
+        rows.append(
+            dict(
+                base,
+                cell=_cell_id(base),
+                quantity=q,
+                predicted=pred,
+                predicted_ideal=float(piv[q]),
+                predicted_realized=float(real.mean()),
+                predicted_finite_d=fin,
+                predicted_corrected=fin if rank > 0 else float(real.mean()),
+                empirical=mean,
+                std=std,
+                sem=sem,
+                n=n,
+                error=mean - pred,
+                tol=tol(q, pred, sem, n),
+            )
+        )
+    return rows
 
 
 def _nan(x) -> float:

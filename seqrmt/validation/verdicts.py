@@ -244,84 +244,99 @@ def judge(rows: Sequence[Mapping], tol: Tolerance | None = None) -> list[dict]:
         if corr_ok:
             reason = "finite-size correction"
             why.append("the finite-size corrected prediction agrees")
-        if reason == "none" and q != "ks_bulk":
-            for name, th in _quantity_spikes(r):
-                ratio = th / w0["theta_c"] if w0["theta_c"] > 0 else float("inf")
-                if abs(ratio - 1) > w0["h"]:
-                    continue
-                if q.startswith("lambda"):
-                    lo, hi = w0["low"], w0["high"]
-                else:
-                    frac = r["beta"] / (r["beta"] + r["delta"]) if name == "signal" else 1.0
-                    lo, hi = 0.0, max(w0["overlap_high"] * frac, pred)
-                if lo - tq * r["sem"] <= mean <= hi + tq * r["sem"]:
-                    reason = "transition window"
-                    why.append(
-                        f"{name} spike at theta / theta_c = {ratio:.3f}, inside the window "
-                        f"|theta / theta_c - 1| <= {w0['h']:.3f} ({w0['c_w']:.2f} d^(-1/3)); "
-                        f"band [{lo:.4g}, {hi:.4g}]"
-                    )
-                    break
-                why.append(
-                    f"{name} spike inside the window (theta / theta_c = {ratio:.3f}) but the mean "
-                    f"is outside its band [{lo:.4g}, {hi:.4g}]"
-                )
+        if reason == "none" and q != "ks_bulk" and _in_window(r, w0, mean, pred, tq, why):
+            reason = "transition window"
         if (
             reason == "none"
             and q.startswith("lambda")
             and not r["centered"]
             and math.isfinite(r["signal_outlier"])
             and math.isfinite(r["mean_outlier"])
+            and _unresolved_pair(r, by_cell[r["cell"]], tol, tq, why)
         ):
-            cell = by_cell[r["cell"]]
-            so, mo = float(r["signal_outlier"]), float(r["mean_outlier"])
-            th_m = float(r["sigma_w"]) ** 2 * float(r["delta"])
-            sd = math.hypot(
-                _location_slope(r["theta"], r["delta"], r["gamma"], r["kappa"])
-                * _strength_sd(r["alpha"], int(r["d"]), int(r["V"]), float(r["beta"])),
-                _location_slope(th_m, r["delta"], r["gamma"], r["kappa"])
-                * _strength_sd(float(r["sigma_w"]) ** 2, int(r["d"]), int(r["V"])),
-            )
-            r1, r2 = cell.get("lambda_1"), cell.get("lambda_2")
-            if abs(so - mo) <= PAIR_SDS * sd and r1 is not None and r2 is not None:
-                s_emp = float(r1["empirical"]) + float(r2["empirical"])
-                s_pred = so + mo
-                s_tol = max(tq * (float(r1["sem"]) + float(r2["sem"])), tol.eig_rtol * s_pred)
-                if abs(s_emp - s_pred) <= s_tol:
-                    reason = "unresolved pair"
-                why.append(
-                    f"outliers {so:.4g} and {mo:.4g} {abs(so - mo):.3g} apart, within {PAIR_SDS:g} "
-                    f"sd ({sd:.3g}) of their table-to-table fluctuation; lambda_1 + lambda_2 = {s_emp:.4g} "
-                    f"against {s_pred:.4g} (tolerance {s_tol:.3g})"
-                    + ("" if reason == "unresolved pair" else ": the sum disagrees too")
-                )
-        if reason == "none" and q == "ks_bulk":
-            key = (r["delta"], r["gamma"], r["weights"], r["R"], r["T"])
-            stored = r.get("ks_fixed_T")
-            if key not in dists and isinstance(stored, float) and math.isfinite(stored):
-                dists[key] = stored  # recorded by an earlier verdict of this row
-            if key not in dists:
-                w = named_weights(r["weights"], atlas_correlation(r["R"], int(r["T"])))
-                law_t = _fixed_T_law(r["delta"], r["gamma"], w)
-                dists[key] = (
-                    float("nan") if law_t is None else law_distance(BulkLaw(r["delta"], r["gamma"], r["kappa"]), law_t)
-                )
-            D = dists[key]
-            r["ks_fixed_T"] = D
-            t = tol(q, pred, r["sem"], n)
-            if math.isfinite(D) and mean <= D + t:
-                reason = "fixed-T bulk"
-            why.append(
-                "fixed-T law not available"
-                if not math.isfinite(D)
-                else f"Theorem 1's law and the fixed-T law are {D:.4f} apart; allowed {D + t:.4f}"
-            )
+            reason = "unresolved pair"
+        if reason == "none" and q == "ks_bulk" and _within_fixed_T_bulk(r, dists, tol(q, pred, r["sem"], n), why):
+            reason = "fixed-T bulk"
         r.update(
             status="disagree" if reason == "none" else "explained",
             reason=reason,
             note=off + "; " + "; ".join(why) if why else off,
         )
     return rows
+
+
+def _in_window(r: dict, w0: dict, mean: float, pred: float, tq: float, why: list[str]) -> bool:
+    """Criterion ``"transition window"`` of :func:`judge` for row ``r`` (window ``w0``, Student
+    quantile ``tq``): a spike of the quantity inside the window and the mean in its band; the numbers
+    go to ``why``."""
+    for name, th in _quantity_spikes(r):
+        ratio = th / w0["theta_c"] if w0["theta_c"] > 0 else float("inf")
+        if abs(ratio - 1) > w0["h"]:
+            continue
+        if r["quantity"].startswith("lambda"):
+            lo, hi = w0["low"], w0["high"]
+        else:
+            frac = r["beta"] / (r["beta"] + r["delta"]) if name == "signal" else 1.0
+            lo, hi = 0.0, max(w0["overlap_high"] * frac, pred)
+        if lo - tq * r["sem"] <= mean <= hi + tq * r["sem"]:
+            why.append(
+                f"{name} spike at theta / theta_c = {ratio:.3f}, inside the window "
+                f"|theta / theta_c - 1| <= {w0['h']:.3f} ({w0['c_w']:.2f} d^(-1/3)); "
+                f"band [{lo:.4g}, {hi:.4g}]"
+            )
+            return True
+        why.append(
+            f"{name} spike inside the window (theta / theta_c = {ratio:.3f}) but the mean "
+            f"is outside its band [{lo:.4g}, {hi:.4g}]"
+        )
+    return False
+
+
+def _unresolved_pair(r: dict, cell: Mapping, tol: Tolerance, tq: float, why: list[str]) -> bool:
+    """Criterion ``"unresolved pair"`` of :func:`judge` for an eigenvalue row ``r`` of an uncentered cell
+    (its rows by quantity: ``cell``) with both outliers predicted; the numbers go to ``why``."""
+    so, mo = float(r["signal_outlier"]), float(r["mean_outlier"])
+    th_m = float(r["sigma_w"]) ** 2 * float(r["delta"])
+    sd = math.hypot(
+        _location_slope(r["theta"], r["delta"], r["gamma"], r["kappa"])
+        * _strength_sd(r["alpha"], int(r["d"]), int(r["V"]), float(r["beta"])),
+        _location_slope(th_m, r["delta"], r["gamma"], r["kappa"])
+        * _strength_sd(float(r["sigma_w"]) ** 2, int(r["d"]), int(r["V"])),
+    )
+    r1, r2 = cell.get("lambda_1"), cell.get("lambda_2")
+    if not (abs(so - mo) <= PAIR_SDS * sd and r1 is not None and r2 is not None):
+        return False
+    s_emp = float(r1["empirical"]) + float(r2["empirical"])
+    s_pred = so + mo
+    s_tol = max(tq * (float(r1["sem"]) + float(r2["sem"])), tol.eig_rtol * s_pred)
+    ok = abs(s_emp - s_pred) <= s_tol
+    why.append(
+        f"outliers {so:.4g} and {mo:.4g} {abs(so - mo):.3g} apart, within {PAIR_SDS:g} "
+        f"sd ({sd:.3g}) of their table-to-table fluctuation; lambda_1 + lambda_2 = {s_emp:.4g} "
+        f"against {s_pred:.4g} (tolerance {s_tol:.3g})" + ("" if ok else ": the sum disagrees too")
+    )
+    return ok
+
+
+def _within_fixed_T_bulk(r: dict, dists: dict, t: float, why: list[str]) -> bool:
+    """Criterion ``"fixed-T bulk"`` of :func:`judge` for a ``ks_bulk`` row ``r`` (tolerance ``t``): sets
+    ``r["ks_fixed_T"]`` (the distances by setting are kept in ``dists``); the numbers go to ``why``."""
+    key = (r["delta"], r["gamma"], r["weights"], r["R"], r["T"])
+    stored = r.get("ks_fixed_T")
+    if key not in dists and isinstance(stored, float) and math.isfinite(stored):
+        dists[key] = stored  # recorded by an earlier verdict of this row
+    if key not in dists:
+        w = named_weights(r["weights"], atlas_correlation(r["R"], int(r["T"])))
+        law_t = _fixed_T_law(r["delta"], r["gamma"], w)
+        dists[key] = float("nan") if law_t is None else law_distance(BulkLaw(r["delta"], r["gamma"], r["kappa"]), law_t)
+    D = dists[key]
+    r["ks_fixed_T"] = D
+    why.append(
+        "fixed-T law not available"
+        if not math.isfinite(D)
+        else f"Theorem 1's law and the fixed-T law are {D:.4f} apart; allowed {D + t:.4f}"
+    )
+    return math.isfinite(D) and float(r["empirical"]) <= D + t
 
 
 def disagreements(rows: Iterable[Mapping]) -> list[dict]:
