@@ -313,21 +313,17 @@ def generate_if_stale(out: Path = OUT) -> list[dict]:
     """Every set in ``out``, generated again only when :func:`generation_key` changed since the
     last generation (its stamp ``out/.generated``), under a file lock (parallel tests, a script
     and the tests share the folder); the manifest's entries."""
-    import fcntl
+    from filelock import FileLock  # portable (fcntl on Unix, msvcrt on Windows)
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     key, stamp, manifest = generation_key(), out / ".generated", out / "manifest.json"
-    with open(out / ".lock", "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            if not (stamp.is_file() and stamp.read_text() == key and manifest.is_file()):
-                stamp.unlink(missing_ok=True)
-                generate(out)
-                stamp.write_text(key)
-            return json.loads(manifest.read_text(encoding="utf-8"))["sets"]
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    with FileLock(out / ".lock"):
+        if not (stamp.is_file() and stamp.read_text() == key and manifest.is_file()):
+            stamp.unlink(missing_ok=True)
+            generate(out)
+            stamp.write_text(key)
+        return json.loads(manifest.read_text(encoding="utf-8"))["sets"]
 
 
 def main(argv: list[str] | None = None) -> int:

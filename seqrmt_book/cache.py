@@ -64,7 +64,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import fcntl
 import functools
 import hashlib
 import json
@@ -411,13 +410,11 @@ def _keys_locked(folder: Path):
 
     The HTML and PDF builds and the execution scripts may run at the same time.
     """
+    from filelock import FileLock  # portable (fcntl on Unix, msvcrt on Windows)
+
     folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / (KEYS_FILE + ".lock"), "w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+    with FileLock(folder / (KEYS_FILE + ".lock")):
+        yield
 
 
 def _write_keys(folder: Path, keys: dict[str, Any]) -> None:
