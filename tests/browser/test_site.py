@@ -797,6 +797,45 @@ def test_disk_check_catches_a_missing_lazy_image(browser, built_site) -> None:
         _check_page_from_disk(browser, built_site, page_name, plant=plant)
 
 
+# ------------------------------------------------------------------ widget descriptions
+#: The widget renderer (scripts/vendor_assets.sh); window.seqrmtWidgets.sanitize is the
+#: sanitize-html stand-in on DOMPurify (seqrmt_book/src/sanitize-html.js).
+WIDGETS_JS = ROOT / "seqrmt_book" / "static" / "seqrmt" / "vendor" / "widgets" / "seqrmt-widgets.js"
+#: The allow-list @jupyter-widgets/base-manager cleans a description that allows HTML with.
+DESCRIPTION_OPTIONS = {
+    "allowedTags": ["a", "abbr", "b", "code", "em", "i", "img", "li", "ol", "span", "strong", "ul"],
+    "allowedAttributes": {"*": ["aria-*", "class", "style", "title"], "a": ["href"], "img": ["src"]},
+}
+SANITIZED = [
+    ('<b onclick="x()">bold</b><script>alert(1)</script>', "<b>bold</b>"),  # handlers, scripts
+    ("<div><p>text</p></div>", "text"),  # a tag not allowed: its text kept
+    ("<style>b{}</style><iframe src='x'></iframe><em>e</em>", "<em>e</em>"),  # dropped with content
+    ("<svg><script>alert(1)</script></svg>z", "z"),
+    ('<a href="javascript:alert(1)" title="t">x</a>', '<a title="t">x</a>'),  # unsafe URL
+    ('<a href="https://example.org/" target="_blank">x</a>', '<a href="https://example.org/">x</a>'),
+    ('<a src="x.png" href="rel/page.html">r</a>', '<a href="rel/page.html">r</a>'),  # src: img only
+    ('<img src="data:image/png;base64,AAAA" alt="a">', '<img src="data:image/png;base64,AAAA">'),
+    ('<img src="data:text/html;base64,AAAA">', "<img>"),  # data: images only
+    ('<span aria-label="l" data-x="1" id="i" class="c">s</span>', '<span aria-label="l" class="c">s</span>'),
+]
+
+
+def test_widget_descriptions_are_sanitized_by_the_allow_list(browser) -> None:
+    """Descriptions that allow HTML keep the allowed tags and attributes, lose scripts,
+    handlers, unsafe URLs and other attributes, and keep the text of dropped tags."""
+    page = browser.new_page()
+    try:
+        page.set_content("<!DOCTYPE html><html><head></head><body></body></html>")
+        page.add_script_tag(path=str(WIDGETS_JS))
+        out = page.evaluate(
+            "([cases, options]) => cases.map((html) => window.seqrmtWidgets.sanitize(html, options))",
+            [[html for html, _ in SANITIZED], DESCRIPTION_OPTIONS],
+        )
+    finally:
+        page.close()
+    assert list(zip([html for html, _ in SANITIZED], out)) == SANITIZED
+
+
 # ------------------------------------------------------------------ first paint, slow phone
 #: The slow phone link (site_checks.SLOW_PHONE: 1.6 Mbit/s, 150 ms round trip, CPU slowed 4x),
 #: cold cache (a first visit), the site served as a static host serves it (gzip): the page must
