@@ -17,23 +17,27 @@ How, with Sphinx's hooks:
   of all the others before any page is written;
 * a post-transform (:class:`MarkPreviewLinks`, HTML only) gives the class to each
   ``reference`` node whose target is one of them;
-* ``html-page-context``: each statement of the page is cut from the page's rendered body
-  (``context["body"]``, its math typeset already by :mod:`seqrmt_book.typeset`), without
-  links, ids or tab stops, so that a preview holds nothing to focus (:func:`clean`);
+* ``html-page-context``: each statement of the page, found in the page's doctree by its id,
+  is rendered by the builder's own HTML translator (a walk over a copy of the node: the
+  page's markup, its math typeset by :mod:`seqrmt_book.typeset` in the
+  translator's visitors), then cleaned as a tree (BeautifulSoup, which the theme depends on)
+  of links, ids and tab stops, so that a preview holds nothing to focus (:func:`clean`);
 * ``build-finished``: one script per statement is written, from the statements of this
   build and those kept from earlier builds (``<doctrees>/seqrmt-previews.json``: an
   incremental build writes only some pages).
 
 Why not sphinx-tippy (PyPI, 0.4.3): it loads Popper and Tippy from unpkg.com by default (they
 would have to be vendored from npm), its tips would carry TeX that only a MathJax in the
-browser could typeset, and Escape needs a Tippy plugin.
+browser could typeset, and Escape needs a Tippy plugin.  sphinx-hoverxref needs a Read the
+Docs server (its tips are fetched from an API) and sphinx-proof/sphinx-exercise have no
+previews of their own; hence this module, on Sphinx's renderer.
 """
 
 from __future__ import annotations
 
 import json
 import posixpath
-import re
+import string
 from pathlib import Path
 from typing import Any
 
@@ -45,11 +49,12 @@ LINK_CLASS = "seqrmt-has-preview"
 RECORD = "seqrmt-previews.json"
 #: sphinx-proof's kinds and sphinx-exercise's exercise: the classes of a previewable box.
 KINDS = ("theorem", "proposition", "lemma", "definition", "corollary", "conjecture", "assumption", "remark", "exercise")
-_ANY_DIV = re.compile(r"<div\b|</div>")
-_HEADERLINK = re.compile(r'<a class="headerlink"[^>]*>.*?</a>', re.S)
-_A_OPEN = re.compile(r"<a\b[^>]*>")
-_ATTRS = re.compile(r'\s(?:id|tabindex|aria-labelledby|aria-describedby|for)="[^"]*"')
-_FOCUSABLE = re.compile(r"<(input|button|select|textarea|img)\b[^>]*>")
+#: The characters a preview file's name keeps (any other becomes "_").
+_NAME_CHARS = frozenset(string.ascii_letters + string.digits + "_-")
+#: What a preview must not carry: attributes that name or focus (ids would be duplicated in the page).
+DROPPED_ATTRIBUTES = ("id", "tabindex", "aria-labelledby", "aria-describedby", "for")
+#: Elements that can take the focus (or load something) and go with their content.
+FOCUSABLE = ("input", "button", "select", "textarea", "img")
 #: A preview longer than this is cut after its first blocks (a long proof-like remark).
 MAX_CHARS = 120_000
 
@@ -70,31 +75,44 @@ def previewable_ids(doctree: Any) -> list[str]:
     return ids
 
 
-def element(html: str, element_id: str) -> str | None:
-    """The ``<div>`` with this id in a page's HTML (balanced), or None."""
-    m = re.search(rf'<div class="[^"]*" id="{re.escape(element_id)}">', html)
-    if not m:
-        return None
-    depth = 0
-    for tag in _ANY_DIV.finditer(html, m.start()):
-        depth += 1 if tag.group(0) != "</div>" else -1
-        if depth == 0:
-            return html[m.start() : tag.end()]
-    return None
+def render(builder: Any, node: Any, document: Any) -> str:
+    """A statement's node as the page shows it: a deep copy, in a document of its own with the
+    page's settings, walked by the builder's HTML translator (the node stays in its page).
+    (Not ``builder.render_partial``: its publisher runs docutils' writer transforms, which
+    turn sphinx-proof's admonition nodes into generic ones.)"""
+    from docutils.utils import new_document
+
+    partial = new_document(document.get("source", "<partial node>"), document.settings)
+    copy = node.deepcopy()
+    partial.append(copy)
+    translator = builder.create_translator(partial, builder)
+    copy.walkabout(translator)
+    return "".join(translator.body)
 
 
 def clean(fragment: str) -> str:
-    """A statement as preview content: no links, ids or tab stops (nothing to focus)."""
-    fragment = _HEADERLINK.sub("", fragment)
-    fragment = _A_OPEN.sub("<span>", fragment).replace("</a>", "</span>")
-    fragment = _ATTRS.sub("", fragment)
-    fragment = _FOCUSABLE.sub("", fragment)
-    return fragment[:MAX_CHARS]
+    """A statement as preview content: no links, ids or tab stops (nothing to focus).  The
+    fragment is parsed into a tree: permalinks and focusable elements go, each other link
+    becomes a ``<span>`` of its content, and :data:`DROPPED_ATTRIBUTES` are removed."""
+    from bs4 import BeautifulSoup
+
+    tree = BeautifulSoup(fragment, "html.parser")
+    for link in tree.find_all("a", class_="headerlink"):
+        link.decompose()
+    for element in tree.find_all(FOCUSABLE):
+        element.decompose()
+    for link in tree.find_all("a"):
+        link.attrs = {}
+        link.name = "span"
+    for element in tree.find_all(True):
+        for name in DROPPED_ATTRIBUTES:
+            element.attrs.pop(name, None)
+    return str(tree)[:MAX_CHARS]
 
 
 def file_name(key: str) -> str:
     """The preview file of a statement ``<page>.html#<id>`` (``previews.js`` maps keys the same way)."""
-    return re.sub(r"[^A-Za-z0-9_-]", "_", key) + ".js"
+    return "".join(ch if ch in _NAME_CHARS else "_" for ch in key) + ".js"
 
 
 def script(key: str, fragment: str) -> str:
@@ -170,9 +188,15 @@ def _page_context(app: Any, pagename: str, templatename: str, context: dict, doc
     ids = getattr(app.env, "seqrmt_previewable", {}).get(pagename)
     if doctree is None or not ids:
         return
-    body = context.get("body", "")
-    pages = app.__dict__.setdefault("_seqrmt_previews", {})
-    pages[pagename] = {i: fragment for i in ids if (fragment := element(body, i)) is not None}
+    from docutils import nodes
+
+    wanted, found = set(ids), {}
+    # a walk, not document.ids: sphinx-proof replaces its nodes after the ids were registered
+    for node in doctree.findall(nodes.Element):
+        for i in node.get("ids", ()):
+            if i in wanted and i not in found:
+                found[i] = render(app.builder, node, doctree)
+    app.__dict__.setdefault("_seqrmt_previews", {})[pagename] = found
 
 
 def _build_finished(app: Any, exception: Exception | None) -> None:

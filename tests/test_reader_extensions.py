@@ -34,10 +34,18 @@ def test_build_date_honours_source_date_epoch(monkeypatch):
     assert 'class="seqrmt-edition"' in line and "version 1.2" in line and 'href="changes.html"' in line
 
 
-def test_element_is_balanced():
-    html = '<div class="exercise admonition" id="ex"><div><div>a</div></div><p>b</p></div><div>c</div>'
-    assert seqrmt_previews.element(html, "ex").endswith("<p>b</p></div>")
-    assert seqrmt_previews.element(html, "missing") is None
+def test_preview_content_is_cleaned_as_a_tree():
+    """Links become spans of their content, however their attributes are written; escaped
+    markup in the text stays text."""
+    fragment = (
+        '<div class="exercise admonition" id="ex"><p>A <a href="#y" title="x > y"><em>link</em></a>, '
+        "<code>&lt;a href=&quot;#&quot;&gt;</code> and <a class='headerlink' href='#ex'><span>#</span></a></p></div>"
+    )
+    out = seqrmt_previews.clean(fragment)
+    assert out == (
+        '<div class="exercise admonition"><p>A <span><em>link</em></span>, '
+        '<code>&lt;a href="#"&gt;</code> and </p></div>'
+    )
 
 
 def test_preview_content_has_nothing_to_focus():

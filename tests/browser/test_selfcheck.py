@@ -24,9 +24,11 @@ Every request to another host is aborted and reported, as in ``test_site.py``.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -256,12 +258,19 @@ from seqrmt_book import typeset
 _REF = re.compile(r'<a class="(seqrmt-has-preview )?reference internal" href="([^"#]*)#([^"]+)"')
 
 
+@functools.lru_cache(maxsize=None)
+def _page_tree(page: str) -> Any:
+    from bs4 import BeautifulSoup
+
+    return BeautifulSoup(page, "html.parser")
+
+
 def _previewable(page: str, element_id: str) -> bool:
     """Whether the element with this id is a statement, an exercise or a numbered equation."""
-    element = seqrmt_previews.element(page, element_id)
+    element = _page_tree(page).find("div", id=element_id)
     if element is None:
         return False
-    classes = re.match(r'<div class="([^"]*)"', element).group(1).split()
+    classes = element.get("class") or []
     return ("admonition" in classes and any(k in classes for k in seqrmt_previews.KINDS)) or (
         "math" in classes and element_id.startswith("equation-")
     )
