@@ -18,7 +18,7 @@ While each HTML page is rendered (``html-page-context``) it
   the search page (:data:`PAGES_NOT_POSTPONED`): the theme's ``search.html`` loads
   ``searchtools.js`` synchronously after them, and it needs ``doctools.js`` to have run;
 * drops sphinx-design's stylesheet (55 KB, render-blocking) and script from pages whose
-  body uses no sphinx-design component (no ``sd-`` class);
+  doctree has no sphinx-design component (no ``sd-`` class);
 * writes ``documentation_options.js`` (a few hundred bytes that inline scripts read at
   once) into the page instead of a render-blocking request: the same template Sphinx
   renders into ``_static/`` (:func:`documentation_options`);
@@ -35,7 +35,6 @@ after the first paint, and the theme's stylesheet as :mod:`seqrmt_book.theme` cu
 from __future__ import annotations
 
 import posixpath
-import re
 from markupsafe import Markup
 from pathlib import Path
 from typing import Any
@@ -161,15 +160,26 @@ def _inline_documentation_options(app: Any, pagename: str, context: dict) -> Non
             return
 
 
-#: A class of a sphinx-design component (cards, tabs, grids) in a page's body.
-_DESIGN_CLASS = re.compile(r'class="(?:[^"]*\s)?sd-')
+#: The prefix of the classes of sphinx-design's components (cards, tabs, grids).
+DESIGN_CLASS_PREFIX = "sd-"
 #: sphinx-design's assets: 55 KB of render-blocking CSS and a script.
 DESIGN_ASSETS = ("sphinx-design.min.css", "design-tabs.js")
 
 
-def _drop_unused_design(context: dict) -> None:
-    """sphinx-design's stylesheet and script only on pages whose body uses a component."""
-    if _DESIGN_CLASS.search(context.get("body") or ""):
+def uses_design(doctree: Any) -> bool:
+    """Whether a page's doctree has a sphinx-design component (a node with an ``sd-`` class)."""
+    from docutils import nodes
+
+    if doctree is None:
+        return False
+    return any(
+        c.startswith(DESIGN_CLASS_PREFIX) for node in doctree.findall(nodes.Element) for c in node.get("classes", ())
+    )
+
+
+def _drop_unused_design(context: dict, doctree: Any) -> None:
+    """sphinx-design's stylesheet and script only on pages whose doctree uses a component."""
+    if uses_design(doctree):
         return
     for key in ("script_files", "css_files"):
         assets = context.get(key) or []
@@ -178,7 +188,7 @@ def _drop_unused_design(context: dict) -> None:
 
 def _page_context(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
     _clean_assets(app, context)
-    _drop_unused_design(context)
+    _drop_unused_design(context, doctree)
     _move_widget_state(app, pagename, context)
     _defer_scripts(app, pagename, context)
     _inline_documentation_options(app, pagename, context)
@@ -186,26 +196,29 @@ def _page_context(app: Any, pagename: str, templatename: str, context: dict, doc
 
 
 _NAV_TOGGLE_NAME = "Show or hide the sub-pages"
-_NAV_SUMMARY = re.compile(r'<summary>(<span class="toctree-toggle" role="presentation">)')
 
 
 def _name_nav_toggles(context: dict) -> None:
     """The sidebar's expand buttons (``<summary>`` of a section with sub-pages, drawn by the
     theme's ``generate_toctree_html``) get a name a screen reader can say: the theme gives
-    them only an icon.  Wraps the context's function, so the template renders named ones."""
+    them only an icon.  Wraps the context's function, so the template renders named ones: the
+    theme builds the navigation as a BeautifulSoup tree, whose ``<summary>`` elements get the
+    attribute (a theme version that returns a string has it parsed into such a tree first)."""
     make = context.get("generate_toctree_html")
     if make is None or getattr(make, "seqrmt_named", False):
         return
 
     def named(*args: Any, **kwargs: Any) -> Any:
         html = make(*args, **kwargs)
+        tree = html
         if isinstance(html, str):
-            return Markup(_NAV_SUMMARY.sub(f'<summary aria-label="{_NAV_TOGGLE_NAME}">\\1', html))
-        # the theme returns its BeautifulSoup (for "sidebar" as for "raw"), which the template renders
-        for summary in html.find_all("summary"):
+            from bs4 import BeautifulSoup
+
+            tree = BeautifulSoup(html, "html.parser")
+        for summary in tree.find_all("summary"):
             if not summary.get_text(strip=True) and not summary.get("aria-label"):
                 summary["aria-label"] = _NAV_TOGGLE_NAME
-        return html
+        return Markup(str(tree)) if isinstance(html, str) else tree
 
     named.seqrmt_named = True  # type: ignore[attr-defined]
     context["generate_toctree_html"] = named

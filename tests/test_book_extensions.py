@@ -72,6 +72,10 @@ print("hi")
 OTHER = """# Other
 
 Only here: $\\aleph$.  See {prf:ref}`thm-a`.
+
+```{card} A card
+Its text.
+```
 """
 
 CITATIONS = """Citations
@@ -206,6 +210,7 @@ def test_assets_of_a_page_and_of_the_search_page(site: Path) -> None:
     assert re.search(r'<script type="seqrmt/after-paint" src="[^"]*scripts/bootstrap\.js', page)
     assert re.search(r'<script defer src="[^"]*scripts/bootstrap\.js', search)  # not postponed
     assert "sphinx-design" not in page and "design-tabs" not in page  # no component on the page
+    assert "sphinx-design.min.css" in _read(site, "other.html")  # a card: its stylesheet stays
     options = _read(site, "_static/documentation_options.js").strip()
     assert f"<script>{options}</script>" in page
     assert "documentation_options.js" not in page
