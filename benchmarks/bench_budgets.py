@@ -39,6 +39,7 @@ def fixed_T_bulk_cpu(repeat: int) -> float:
 
 
 def figure_check_share(repeat: int) -> float:
+    os.environ["SEQRMT_FIGURE_CHECK"] = "1"  # as in the build and the tests (a reader's session: off)
     import seqrmt.plots as srp
 
     shares = []

@@ -140,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     failed, done = [], []
     seqrmt_cache.use_data_cache(CACHE)  # the kernels' slow seqrmt results, for the tests and rebuilds
+    seqrmt_cache.check_figures()  # the kernels check every figure they draw, as the build's do
     with cf.ProcessPoolExecutor(max_workers=args.jobs, initializer=_limit_threads, initargs=(args.threads,)) as pool:
         futures = [pool.submit(_run, str(p), timeout) for p in todo]
         for fut in cf.as_completed(futures):

@@ -595,7 +595,15 @@ def use_data_cache(execution_cache: Path) -> None:
     os.environ.setdefault("SEQRMT_CACHE_DIR", str(execution_cache.parent / "seqrmt-cache"))
 
 
+def check_figures() -> None:
+    """Let the kernels started from now on check every figure they draw (``SEQRMT_FIGURE_CHECK=1``,
+    ``seqrmt/plots/_check.py``), so that each chapter's check cell asserts its figures readable in
+    the build; a reader's own session does not pay for the check (unless the variable is set)."""
+    os.environ.setdefault("SEQRMT_FIGURE_CHECK", "1")
+
+
 def _env_before_read_docs(app: Any, env: Any, docnames: list[str]) -> None:
+    check_figures()
     folder = _cache_folder(env)
     if folder is not None:
         use_data_cache(folder)

@@ -67,6 +67,10 @@ os.environ.setdefault(
     os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "_build", "seqrmt-cache"),
 )
 
+# Every figure drawn in a test or a notebook run by nbval is checked for readability, as in the
+# build (seqrmt/plots/_check.py; a reader's session does not check): SEQRMT_FIGURE_CHECK=0 for none.
+os.environ.setdefault("SEQRMT_FIGURE_CHECK", "1")
+
 from hypothesis import HealthCheck, settings  # noqa: E402  (does not import numpy)
 import pytest  # noqa: E402
 

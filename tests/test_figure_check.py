@@ -223,6 +223,13 @@ def test_rendered_figures_are_recorded_and_asserted(monkeypatch):
     monkeypatch.setenv("SEQRMT_FIGURE_CHECK", "0")
     srp.render_png(fig)
     assert srp.figure_reports() == []
+    # a reader's session (the variable unset) draws without the check
+    monkeypatch.delenv("SEQRMT_FIGURE_CHECK")
+    srp.render_png(fig)
+    assert srp.figure_reports() == []
+    monkeypatch.setenv("SEQRMT_FIGURE_CHECK", "1")
+    srp.render_png(fig)
+    assert len(srp.figure_reports()) == 1
 
 
 def test_explorer_frames_are_recorded():

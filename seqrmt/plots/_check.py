@@ -493,7 +493,9 @@ def _problems(fig, renderer, *, css_dpi, css_width, columns, min_px, max_legend_
 
 # --------------------------------------------------------------------------- the record
 def _enabled() -> bool:
-    return os.environ.get("SEQRMT_FIGURE_CHECK", "1").strip().lower() not in ("0", "false", "no", "off")
+    """Whether figures are checked: only when ``SEQRMT_FIGURE_CHECK=1``, which the book's build (its
+    kernels) and the tests set; a reader's session draws its figures without the check."""
+    return os.environ.get("SEQRMT_FIGURE_CHECK", "0").strip().lower() in ("1", "true", "yes", "on")
 
 
 def _record(fig, problems: list[str], seconds: float, where: str) -> None:
@@ -520,8 +522,8 @@ def record_figure(fig, *, css_dpi: float = 100.0, css_width: float | None = None
     """Check ``fig`` with :func:`figure_problems` (laid out by a draw of its own) and
     record the result for :func:`assert_figures_readable`; returns the problems.
 
-    Does nothing (returns ``[]``) when the environment variable
-    ``SEQRMT_FIGURE_CHECK`` is ``0``.  A failure of the check itself is recorded as a
+    Does nothing (returns ``[]``) unless the environment variable
+    ``SEQRMT_FIGURE_CHECK`` is ``1`` (the build and the tests set it).  A failure of the check itself is recorded as a
     problem, never raised.
     """
     if not _enabled():
@@ -543,7 +545,7 @@ def checking_draws(fig, *, css_dpi: float = 100.0, where: str = "inline"):
     :func:`seqrmt.plots.render_png` saves every figure inside it, so the check
     measures the image as saved (its dpi, its crop with ``bbox_inches="tight"``)
     with the renderer of that draw, whose text metrics are already cached: the
-    check costs a few milliseconds per figure.  Off when ``SEQRMT_FIGURE_CHECK=0``.
+    check costs a few milliseconds per figure.  On only when ``SEQRMT_FIGURE_CHECK=1``.
     """
     if not _enabled():
         yield
