@@ -5,7 +5,7 @@ here, in one module, each with the check that notices when the theme changes.
   render-blocking) carries the Font Awesome rules of 1,900 icons (~85 KB) and names its
   icon fonts (woff2, 300 KB in all).  At the end of the build (``build-finished``) this
   module writes a copy of it, :data:`THEME_CSS`, without the icon rules that no page or
-  script of the site names, and with the fonts cut down to the glyphs any served stylesheet
+  script of the site names (the stylesheet parsed by tinycss2, every other rule kept as written), and with the fonts cut down to the glyphs any served stylesheet
   still names (``*.subset.woff``, with fontTools): the remaining icon rules, the theme's
   icon variables (admonition and proof titles) and the other extensions' CSS
   (sphinx-exercise).  ``_templates/layout.html`` links that copy instead of the theme's
@@ -22,7 +22,7 @@ here, in one module, each with the check that notices when the theme changes.
 
 from __future__ import annotations
 
-import re
+import string
 from pathlib import Path
 from typing import Any
 
@@ -42,39 +42,110 @@ def theme_asks_for_scroll_boxes(js: str) -> bool:
     return listed in js
 
 
-_FA_RULE = re.compile(r"((?:\.fa-[a-z0-9-]+:{1,2}(?:before|after),?)+)\{content:[^}]*\}")
-_FA_NAME = re.compile(r"\.fa-([a-z0-9-]+):")
+#: The folder of the icon fonts, as the theme's stylesheet names it.
+_WEBFONTS = "../vendor/fontawesome/webfonts/"
+
+
+def _normalized(css: str) -> str:
+    """The text as tinycss2 reads it (its positions count in this text)."""
+    return css.replace("\0", "\ufffd").replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n")
+
+
+def _offsets(css: str) -> list[int]:
+    starts, at = [0], css.find("\n")
+    while at != -1:
+        starts.append(at + 1)
+        at = css.find("\n", at + 1)
+    return starts
+
+
+def _spans(css: str, nodes: list) -> list[tuple[Any, int, int]]:
+    """Each top-level node of a parsed stylesheet with its span of the source text (from its
+    first character to the next node's), so that a stylesheet can be edited rule by rule and
+    written back with every untouched rule as it was."""
+    lines = _offsets(css)
+    starts = [lines[n.source_line - 1] + n.source_column - 1 for n in nodes] + [len(css)]
+    return [(n, starts[i], starts[i + 1]) for i, n in enumerate(nodes)]
+
+
+def _parse(css: str) -> list[tuple[Any, int, int]]:
+    import tinycss2
+
+    return _spans(css, tinycss2.parse_stylesheet(css, skip_comments=False, skip_whitespace=False))
+
+
+def _significant(tokens: list) -> list:
+    return [t for t in tokens if t.type not in ("whitespace", "comment")]
+
+
+def _icon_rule_names(rule: Any) -> list[str] | None:
+    """The icon names of a Font Awesome rule ``.fa-NAME:before,.fa-OTHER::after{content:...}``
+    (only a ``content`` declaration), or None for any other rule."""
+    import tinycss2
+
+    if rule.type != "qualified-rule":
+        return None
+    declarations = [d for d in tinycss2.parse_blocks_contents(rule.content, True, True) if d.type != "error"]
+    if [d.lower_name for d in declarations] != ["content"]:
+        return None
+    names, selector = [], []
+    for token in _significant(rule.prelude) + [None]:
+        if token is not None and not (token.type == "literal" and token.value == ","):
+            selector.append(token)
+            continue
+        kinds = [(t.type, getattr(t, "value", None)) for t in selector]
+        if (
+            len(selector) in (4, 5)
+            and kinds[0] == ("literal", ".")
+            and kinds[1][0] == "ident"
+            and kinds[1][1].startswith("fa-")
+            and all(k == ("literal", ":") for k in kinds[2:-1])
+            and kinds[-1] in (("ident", "before"), ("ident", "after"))
+        ):
+            names.append(kinds[1][1][3:])
+        else:
+            return None
+        selector = []
+    return names
 
 
 def purge_icon_rules(css: str, used: set[str]) -> str:
-    """Drop the Font Awesome ``.fa-NAME:before{content:...}`` rules of icons not in ``used``."""
-
-    def keep(m: re.Match) -> str:
-        return m.group(0) if any(n in used for n in _FA_NAME.findall(m.group(1))) else ""
-
-    return _FA_RULE.sub(keep, css)
-
-
-_FONT_SRC = re.compile(
-    r'src:url\((\.\./vendor/fontawesome/webfonts/(fa-[a-z]+-[0-9]+))\.(?:woff2|subset\.woff)\) format\("woff2?"\),'
-    r'url\(\1\.ttf\) format\("truetype"\)'
-)
-#: A CSS escape (``\f0f3``, up to six hex digits, as CSS reads it).
-_CSS_ESCAPE = re.compile(r"\\([0-9a-fA-F]{1,6})")
+    """Drop the Font Awesome ``.fa-NAME:before{content:...}`` rules of icons not in ``used``
+    (the stylesheet parsed by tinycss2; every other rule is kept as written)."""
+    css = _normalized(css)
+    kept = []
+    for node, start, end in _parse(css):
+        names = _icon_rule_names(node)
+        if names is None or any(n in used for n in names):
+            kept.append(css[start:end])
+    return "".join(kept)
 
 
 def _private_use(code: int) -> bool:
     return 0xE000 <= code <= 0xF8FF or 0xF0000 <= code <= 0x10FFFD
 
 
+def _token_texts(nodes: list) -> Any:
+    """The values of every token of parsed CSS (strings and names with their escapes read), nested blocks included."""
+    for node in nodes or ():
+        value = getattr(node, "value", None)
+        if isinstance(value, str):
+            yield value
+        for part in ("prelude", "content", "arguments"):
+            inner = getattr(node, part, None)
+            if isinstance(inner, list):
+                yield from _token_texts(inner)
+
+
 def icon_codepoints(css: str) -> set[int]:
     """The private-use code points (icon-font glyphs) a stylesheet names anywhere: as CSS
     escapes (``content: "\\f303"`` in sphinx-exercise's CSS) or as the characters themselves
     (the theme writes ``--pst-icon-bell`` as the character U+F0F3 itself: the icon of
-    sphinx-proof's boxes)."""
-    codes = {int(h, 16) for h in _CSS_ESCAPE.findall(css)}
-    codes |= {ord(ch) for ch in css if _private_use(ord(ch))}
-    return {c for c in codes if _private_use(c)}
+    sphinx-proof's boxes).  The stylesheet is read by tinycss2, which reads the escapes."""
+    import tinycss2
+
+    nodes = tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)
+    return {ord(ch) for text in _token_texts(nodes) for ch in text if _private_use(ord(ch))}
 
 
 def served_icon_codepoints(outdir: Path, skip: tuple[str, ...] = ()) -> set[int]:
@@ -102,11 +173,10 @@ def subset_icon_fonts(css: str, webfonts: Path, extra: set[int] | frozenset[int]
     codes = icon_codepoints(css) | set(extra)
     codes |= {ord(ch) for ch in "0123456789"}
 
-    def repl(m: re.Match) -> str:
-        stem = m.group(2)
+    def make_subset(stem: str) -> bool:
         ttf = webfonts / f"{stem}.ttf"
         if not ttf.is_file():
-            return m.group(0)
+            return False
         out = webfonts / f"{stem}.subset.woff"
         options = subset.Options()
         options.flavor = "woff"
@@ -118,9 +188,112 @@ def subset_icon_fonts(css: str, webfonts: Path, extra: set[int] | frozenset[int]
         sub.subset(font)
         subset.save_font(font, str(out), options)
         font.close()
-        return f'src:url({m.group(1)}.subset.woff) format("woff"),url({m.group(1)}.ttf) format("truetype")'
+        return True
 
-    return _FONT_SRC.sub(repl, css)
+    css = _normalized(css)
+    parts = []
+    for node, start, end in _parse(css):
+        text = css[start:end]
+        src = (
+            _font_src(css, node, start, end)
+            if node.type == "at-rule" and node.lower_at_keyword == "font-face"
+            else None
+        )
+        if src is not None and make_subset(src[2]):
+            url = _WEBFONTS + src[2]
+            text = (
+                css[start : src[0]]
+                + f'src:url({url}.subset.woff) format("woff"),url({url}.ttf) format("truetype")'
+                + css[src[1] : end]
+            )
+        parts.append(text)
+    return "".join(parts)
+
+
+def _font_src(css: str, rule: Any, start: int, end: int) -> tuple[int, int, str] | None:
+    """Where the ``src`` declaration of an ``@font-face`` rule is in ``css`` (start, end) and
+    the Font Awesome font it names (``fa-solid-900``), if it names its woff2 (or its subset)
+    and then its ttf in the theme's font folder; else None."""
+    if not rule.content:
+        return None
+    lines = _offsets(css)
+    tokens = [t for t in rule.content if t.type != "comment"]
+    segments, current = [], []
+    for token in tokens + [None]:
+        if token is None or (token.type == "literal" and token.value == ";"):
+            segments.append((current, token))
+            current = []
+        else:
+            current.append(token)
+    for segment, stop in segments:
+        words = _significant(segment)
+        if not (words and words[0].type == "ident" and words[0].lower_value == "src"):
+            continue
+        urls = [t.value for t in words if t.type == "url"]
+        stems = [u[len(_WEBFONTS) :] for u in urls if u.startswith(_WEBFONTS)]
+        if len(stems) != 2 or len(urls) != 2:
+            return None
+        font, fallback = stems
+        for suffix in (".woff2", ".subset.woff"):
+            if font.endswith(suffix) and fallback == font.removesuffix(suffix) + ".ttf":
+                stem = fallback.removesuffix(".ttf")
+                break
+        else:
+            return None
+        if not (stem.startswith("fa-") and stem.rsplit("-", 1)[-1].isdigit()):
+            return None
+        begin = lines[words[0].source_line - 1] + words[0].source_column - 1
+        if stop is not None:
+            finish = lines[stop.source_line - 1] + stop.source_column - 1
+        else:  # the last declaration: up to the closing brace (and the spaces before it)
+            finish = css.rindex("}", start, end)
+            while css[finish - 1].isspace():
+                finish -= 1
+        return begin, finish, stem
+    return None
+
+
+#: The characters of an icon's name after ``fa-``.
+_NAME_CHARS = frozenset(string.ascii_lowercase + string.digits + "-")
+
+
+def icon_names(text: str) -> set[str]:
+    """The icon names (``NAME`` of ``fa-NAME``) a text (a script, an attribute's value) names."""
+    names, at = set(), text.find("fa-")
+    while at != -1:
+        end = at + 3
+        while end < len(text) and text[end] in _NAME_CHARS:
+            end += 1
+        if end > at + 3:
+            names.add(text[at + 3 : end])
+        at = text.find("fa-", end if end > at + 3 else at + 3)
+    return names
+
+
+def icon_names_in_page(html: str) -> set[str]:
+    """The icon names an HTML page names: in its elements' attributes (``class="fa-solid
+    fa-bars"``), its scripts and its text (the page parsed by Python's HTML parser)."""
+    from html.parser import HTMLParser
+
+    class Names(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.names: set[str] = set()
+
+        def handle_starttag(self, tag: str, attrs: list) -> None:
+            for _, value in attrs:
+                if value:
+                    self.names |= icon_names(value)
+
+        handle_startendtag = handle_starttag
+
+        def handle_data(self, data: str) -> None:
+            self.names |= icon_names(data)
+
+    parser = Names()
+    parser.feed(html)
+    parser.close()
+    return parser.names
 
 
 def write_theme_css(outdir: Path) -> bool:
@@ -130,10 +303,10 @@ def write_theme_css(outdir: Path) -> bool:
     if not source.is_file():
         return False
     used: set[str] = set()
-    token = re.compile(r"fa-([a-z0-9-]+)")
     for f in outdir.rglob("*"):
         if f.suffix in (".html", ".js") and f.name != "fontawesome.js" and f.is_file():
-            used.update(token.findall(f.read_text(encoding="utf-8", errors="replace")))
+            text = f.read_text(encoding="utf-8", errors="replace")
+            used |= icon_names_in_page(text) if f.suffix == ".html" else icon_names(text)
     css = purge_icon_rules(source.read_text(encoding="utf-8"), used)
     # every stylesheet served besides this one: the glyphs of the admonition, proof and
     # exercise titles are named in variables and other files

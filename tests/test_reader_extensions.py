@@ -69,6 +69,32 @@ def _theme_file(*parts: str) -> Path:
     return Path(pydata_sphinx_theme.__file__).parent.joinpath("theme", "pydata_sphinx_theme", *parts)
 
 
+def test_unused_icon_rules_are_dropped_as_whole_rules():
+    """An icon rule goes when none of its icons is used; a rule whose selector only ends in an
+    icon (``span i.fa-x:before``) or that sets more than ``content`` stays whole, as written."""
+    css = (
+        '.fa-bars:before{content:"\\f0c9"}.fa-a:before,.fa-b::after{content:"\\f001"}'
+        ".ablog span.prev i.fa-arrow-left:before{content:var(--i)}.spacer{display:none}"
+        '.fa-c:before{content:"\\f002";color:red}'
+    )
+    out = theme.purge_icon_rules(css, {"bars", "b"})
+    assert out == (
+        '.fa-bars:before{content:"\\f0c9"}.fa-a:before,.fa-b::after{content:"\\f001"}'
+        ".ablog span.prev i.fa-arrow-left:before{content:var(--i)}.spacer{display:none}"
+        '.fa-c:before{content:"\\f002";color:red}'
+    )
+    assert theme.purge_icon_rules(css, set()) == (
+        ".ablog span.prev i.fa-arrow-left:before{content:var(--i)}.spacer{display:none}"
+        '.fa-c:before{content:"\\f002";color:red}'
+    )
+
+
+def test_icon_names_of_a_page_and_a_script():
+    page = '<i class="fa-solid fa-bars"></i><script>x.classList.add("fa-moon")</script><p>fa-</p>'
+    assert theme.icon_names_in_page(page) == {"solid", "bars", "moon"}
+    assert theme.icon_names('el.className = "fa-sun fa-"') == {"sun"}
+
+
 def test_icon_codepoints_reads_escapes_and_characters():
     css = (
         '.a:after{content:"\\f303"}' + '.b{--pst-icon-bell:"' + chr(0xF0F3) + '"}'
