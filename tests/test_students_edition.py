@@ -178,13 +178,15 @@ def _solution_runs() -> dict[str, list[str]]:
     """For every solution of the full edition, up to three runs of 10 of its plain words (no
     math, no code): key ``page#id``.  A solution is found when all its runs are (one run may
     also be said elsewhere, e.g. in a docstring; three are not)."""
-    from seqrmt_book.previews import element
+    from bs4 import BeautifulSoup
 
     runs = {}
     for page in sorted((FULL / "book").glob("*.html")):
         text = page.read_text(encoding="utf-8")
+        tree = BeautifulSoup(text, "html.parser")
         for m in _SOLUTION.finditer(text):
-            box = _SET_ASIDE.sub(" \u2016 ", element(text, m.group(1)) or "")
+            found = tree.find("div", id=m.group(1))
+            box = _SET_ASIDE.sub(" \u2016 ", str(found) if found is not None else "")
             windows = []
             for piece in html.unescape(re.sub(r"<[^>]+>", " ", box)).split("\u2016"):
                 words = _words(piece).split()
