@@ -17,7 +17,7 @@ import re
 import socket
 import subprocess
 import sys
-import time
+import threading
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -92,25 +92,26 @@ def server(tmp_path: Path):
             f"--ServerApp.root_dir={root}",
             "--ServerApp.open_browser=False",
             "--ServerApp.port_retries=0",
+            "--ServerApp.log_level=DEBUG",
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
     )
     base = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 120
-    while True:
-        if proc.poll() is not None:
-            pytest.fail(f"the Jupyter server stopped:\n{proc.stdout.read()[-3000:]}")
-        try:
-            if _get(base + "api/status", timeout=5)[0] == 200:
-                break
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail("the Jupyter server did not answer within 120 s")
-        time.sleep(0.2)
+    # ready when it logs that its extensions started: the server binds its port in the first
+    # callback of its event loop and starts the extensions in a later one (jupyter_server's
+    # start_ioloop), so that line comes after the port listens.  A server that stops ends the
+    # output; pytest-timeout bounds a hang.
+    seen = []
+    for line in proc.stdout:
+        seen.append(line)
+        if "nbgitpuller | extension was successfully started" in line:
+            break
+    else:
+        pytest.fail("the Jupyter server stopped:\n" + "".join(seen)[-3000:])
+    threading.Thread(target=proc.stdout.read, daemon=True).start()  # keep draining its output
+    assert _get(base + "api/status", timeout=30)[0] == 200
     try:
         yield base, root
     finally:

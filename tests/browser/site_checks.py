@@ -258,11 +258,16 @@ def tab_presses_to_slider(page, limit: int = 400) -> int | None:
     return None
 
 
-#: Long tasks and the largest paint, recorded from the first script of the page on.
+#: Long tasks, the largest paint and the requests that ended (their count and the last end),
+#: recorded from the first script of the page on.
 JS_PERF_RECORDER = """
 (() => {
-  const rec = window.__seqrmtPerf = {tasks: [], lcp: 0, loaded: false, lastTaskEnd: 0};
+  const rec = window.__seqrmtPerf = {tasks: [], lcp: 0, loaded: false, lastTaskEnd: 0, requests: 0, lastRequestEnd: 0};
   try {
+    new PerformanceObserver(list => list.getEntries().forEach(e => {
+      rec.requests += 1;
+      rec.lastRequestEnd = Math.max(rec.lastRequestEnd, e.responseEnd);
+    })).observe({type: 'resource', buffered: true});
     new PerformanceObserver(list => list.getEntries().forEach(e => {
       rec.tasks.push([e.startTime, e.duration]);
       rec.lastTaskEnd = Math.max(rec.lastTaskEnd, e.startTime + e.duration);
@@ -298,19 +303,9 @@ def measure_main_thread(
     page.add_init_script(JS_PERF_RECORDER)
     cdp = context.new_cdp_session(page)
     inflight: set[str] = set()
-    last_net = [time.monotonic()]
-
-    def started(e: dict) -> None:
-        inflight.add(e["requestId"])
-        last_net[0] = time.monotonic()
-
-    def ended(e: dict) -> None:
-        inflight.discard(e["requestId"])
-        last_net[0] = time.monotonic()
-
-    cdp.on("Network.requestWillBeSent", started)
-    cdp.on("Network.loadingFinished", ended)
-    cdp.on("Network.loadingFailed", ended)
+    cdp.on("Network.requestWillBeSent", lambda e: inflight.add(e["requestId"]))
+    cdp.on("Network.loadingFinished", lambda e: inflight.discard(e["requestId"]))
+    cdp.on("Network.loadingFailed", lambda e: inflight.discard(e["requestId"]))
     cdp.send("Network.enable")
     cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
     cdp.send(
@@ -323,25 +318,27 @@ def measure_main_thread(
         },
     )
     cdp.send("Emulation.setCPUThrottlingRate", {"rate": link["cpu_slowdown"]})
+    # quiet: loaded, and neither a long task nor the end of a request for quiet_ms
     quiet_js = (
-        f"() => window.__seqrmtPerf && __seqrmtPerf.loaded && performance.now() - __seqrmtPerf.lastTaskEnd > {quiet_ms}"
+        "() => window.__seqrmtPerf && __seqrmtPerf.loaded && performance.now() - "
+        f"Math.max(__seqrmtPerf.lastTaskEnd, __seqrmtPerf.lastRequestEnd) > {quiet_ms}"
     )
     deadline = time.monotonic() + timeout_ms / 1000
     quiet = True
     try:
         page.goto(url, wait_until="commit", timeout=timeout_ms)
         while True:
+            left_ms = max(1.0, deadline - time.monotonic()) * 1000
             try:
-                page.wait_for_function(quiet_js, timeout=max(1.0, deadline - time.monotonic()) * 1000, polling=250)
+                page.wait_for_function(quiet_js, timeout=left_ms, polling=250)
+                if not inflight:
+                    break
+                # a request still in flight: wait until it (or another) ends, then for quiet again
+                ended = page.evaluate("() => __seqrmtPerf.requests")
+                page.wait_for_function(f"() => __seqrmtPerf.requests > {ended}", timeout=left_ms, polling=250)
             except PlaywrightTimeoutError:
                 quiet = False
                 break
-            if not inflight and time.monotonic() - last_net[0] > quiet_ms / 1000:
-                break
-            if time.monotonic() > deadline:
-                quiet = False
-                break
-            page.wait_for_timeout(250)  # let network events arrive, then look again
         try:
             page.wait_for_function(
                 "() => performance.getEntriesByName('first-contentful-paint').length > 0", timeout=timeout_ms
@@ -403,6 +400,17 @@ JS_SEARCH_RESULTS = """
 """
 
 
+def _wait_for_search(page, timeout_ms: int) -> None:
+    """Until the search page has listed its results (or has said it found none); a search that
+    never finishes (a script error) is left to the caller's check of the results."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+    try:
+        page.wait_for_function(JS_SEARCH_DONE, timeout=timeout_ms)
+    except PlaywrightTimeoutError:
+        pass
+
+
 def search_problems(page, base_url: str, terms=SEARCH_TERMS, timeout_ms: int = 30_000) -> list[str]:
     """Search ``search.html?q=<term>`` for each term: it must list results and log no
     console error or uncaught exception.  ``page`` is a fresh Playwright page."""
@@ -413,10 +421,7 @@ def search_problems(page, base_url: str, terms=SEARCH_TERMS, timeout_ms: int = 3
     for term in terms:
         before = len(errors)
         page.goto(f"{base_url}/search.html?q={term}", wait_until="load", timeout=timeout_ms)
-        # until the search has finished, or an error says it never will
-        deadline = time.monotonic() + timeout_ms / 1000
-        while not page.evaluate(JS_SEARCH_DONE) and len(errors) == before and time.monotonic() < deadline:
-            page.wait_for_timeout(100)
+        _wait_for_search(page, timeout_ms)
         found = page.evaluate(JS_SEARCH_RESULTS)
         if found["results"] == 0:
             problems.append(f"search for {term!r}: no result listed (summary {found['summary']!r})")
@@ -484,9 +489,7 @@ def search_field_problems(
     problems = search_icon_problems(page, f"{page_name}, search dialog")
     field.press("Enter")
     page.wait_for_url("**/search.html?q=*", timeout=timeout_ms)
-    deadline = time.monotonic() + timeout_ms / 1000
-    while not page.evaluate(JS_SEARCH_DONE) and time.monotonic() < deadline:
-        page.wait_for_timeout(100)
+    _wait_for_search(page, timeout_ms)
     found = page.evaluate(JS_SEARCH_RESULTS)
     if not found["results"]:
         problems.append(f"search field, {term!r}: no result listed ({found['summary']!r})")

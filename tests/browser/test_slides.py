@@ -99,7 +99,8 @@ def test_deck_works_offline(browser, built_slides, screenshot_dir, deck) -> None
         first_fig = page.evaluate("""() => Array.from(document.querySelectorAll('.slides > section'))
             .findIndex(s => s.querySelector('img'))""")
         page.evaluate(f"() => Reveal.slide({first_fig})")
-        page.wait_for_timeout(50)  # one frame for the transition-free layout
+        # two animation frames: the slide laid out and painted before the screenshot
+        page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
         page.screenshot(path=str(screenshot_dir / f"slides-{deck}.png"))
     finally:
         context.close()
