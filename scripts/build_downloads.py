@@ -115,12 +115,15 @@ def notebooks_zip(target: Path, chapters: list[Path], problems: list[Path], vers
 
 
 def site_archive(site: Path, target: Path) -> Path:
-    """The built website ``site`` as one zip (its folder ``html/``), written atomically."""
+    """The built website ``site`` as one zip (its folder ``html/``), written atomically, without the
+    other editions placed beside its pages (``seqrmt_book.products.EDITION_FOLDERS``)."""
+    from seqrmt_book.products import EDITION_FOLDERS
+
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_suffix(".tmp")
     with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
         for path in sorted(site.rglob("*")):
-            if path.is_file():
+            if path.is_file() and path.relative_to(site).parts[0] not in EDITION_FOLDERS:
                 z.write(path, f"html/{path.relative_to(site).as_posix()}")
     tmp.replace(target)
     return target

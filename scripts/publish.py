@@ -21,9 +21,11 @@ in order, each step takes every notebook's outputs from that cache (``_build/.ju
 4. the students' edition (``scripts/build_students.sh``), with the students' notebooks of the sets;
 5. the archive of each edition's website (``scripts/build_downloads.py --sites-only``: the frozen
    editions, ``_build/editions/``, which keeps the archives of earlier versions);
-6. the site: the full edition at the root of ``OUT``, the students' edition in ``OUT/students/``,
-   the frozen editions in ``OUT/editions/`` with a page that lists them;
-7. a link check of every page of ``OUT``, offline, with LinkChecker: a broken internal link or a
+6. the students' edition and the frozen editions placed beside the website, in
+   ``_build/html/students/`` and ``_build/html/editions/`` (with a page that lists them), so that the
+   built website carries everything its pages link;
+7. the site: that website copied to ``OUT``;
+8. a link check of every page of ``OUT``, offline, with LinkChecker: a broken internal link or a
    missing file fails the command.
 
 The folder works from any static host, at its root or under a subpath (every link of the site is
@@ -208,9 +210,31 @@ exercise or figure numbers can point to the edition it was written for.</p>
     return page
 
 
-def assemble(out: Path, *, full: Path = SITE, students: Path | None = STUDENTS_SITE, editions: Path = EDITIONS) -> Path:
-    """Step 6: the full edition at the root of ``out``, the students' edition in ``students/``,
-    the archives of the editions in ``editions/`` (with their page).  ``out`` is replaced.
+def place_beside(site: Path = SITE, *, students: Path = STUDENTS_SITE, editions: Path = EDITIONS) -> None:
+    """Step 6: the students' edition in ``site/students/`` and the archives of the editions in
+    ``site/editions/`` (with their page), so that the built website carries every product it links."""
+    from seqrmt_book.products import EDITION_FOLDERS
+
+    site = Path(site)
+    for name in EDITION_FOLDERS:
+        shutil.rmtree(site / name, ignore_errors=True)
+    if (Path(students) / "index.html").is_file():
+        shutil.copytree(students, site / "students", ignore=_IGNORE)
+    (site / "editions").mkdir()
+    for archive in sorted(Path(editions).glob("seqrmt-book-*-site.zip")) if Path(editions).is_dir() else []:
+        shutil.copy2(archive, site / "editions" / archive.name)
+    from seqrmt_book.editions import book_version
+
+    editions_page(site / "editions", book_version(ROOT))
+
+
+#: What a built website holds that is not served (Sphinx's and the slides' build records).
+_IGNORE = shutil.ignore_patterns(".buildinfo", ".doctrees", "build.json")
+
+
+def assemble(out: Path, *, full: Path = SITE) -> Path:
+    """Step 7: the built website ``full`` (with what :func:`place_beside` put there) copied to
+    ``out``, as a static host serves it.  ``out`` is replaced.
 
     Raises
     ------
@@ -227,16 +251,7 @@ def assemble(out: Path, *, full: Path = SITE, students: Path | None = STUDENTS_S
         raise ValueError(f"out={out}: must not be or hold the folder of a built edition")
     if out.exists():
         shutil.rmtree(out)
-    ignore = shutil.ignore_patterns(".buildinfo", ".doctrees", "build.json")
-    shutil.copytree(full, out, ignore=ignore)
-    if students is not None and (Path(students) / "index.html").is_file():
-        shutil.copytree(students, out / "students", ignore=ignore)
-    (out / "editions").mkdir(exist_ok=True)
-    for archive in sorted(Path(editions).glob("seqrmt-book-*-site.zip")) if Path(editions).is_dir() else []:
-        shutil.copy2(archive, out / "editions" / archive.name)
-    from seqrmt_book.editions import book_version
-
-    editions_page(out / "editions", book_version(ROOT))
+    shutil.copytree(full, out, ignore=_IGNORE)
     # GitHub Pages: serve the folders that begin with an underscore (_static, _downloads, ...) as they are
     (out / ".nojekyll").write_text("", encoding="utf-8")
     return out
@@ -251,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out", type=Path, help="the folder of the assembled site (replaced), e.g. _build/site")
     parser.add_argument("--no-pdf", action="store_true", help="no PDF edition (no TeX): the pages do not link one")
     parser.add_argument(
-        "--assemble-only", action="store_true", help="assemble and check what is built, build nothing (steps 6-7)"
+        "--assemble-only", action="store_true", help="assemble and check what is built, build nothing (steps 6-8)"
     )
     args = parser.parse_args(argv)
     start = time.monotonic()
@@ -260,6 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not args.assemble_only:
             build_site(pdf=not args.no_pdf)
+        place_beside()
         out = assemble(args.out)
     except (subprocess.CalledProcessError, ValueError) as error:
         print(f"publish: {error}", file=sys.stderr)

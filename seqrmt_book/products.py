@@ -71,6 +71,11 @@ FAMILIES: dict[str, tuple[str, str, str]] = {
 }
 
 
+#: The folders of the other editions that ``scripts/publish.py`` places beside the full edition's
+#: pages (the students' edition, the frozen editions): not pages or archive of that edition.
+EDITION_FOLDERS = ("students", "editions")
+
+
 def catalogue(root: Path) -> dict[str, Product]:
     """Every product name of the book in ``root``: the single products of :data:`FAMILIES`, one
     ``slides/<deck>`` per ``slides/*.ipynb`` and one ``problems/<set>`` per

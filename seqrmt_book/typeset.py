@@ -519,8 +519,11 @@ def _build_finished(app: Any, exception: Exception | None) -> None:
 
 
 def site_pages(outdir: Path) -> list[Path]:
-    """The pages of a built site: its HTML files but the static, source, download, slide and PDF folders."""
-    skip = ("_static", "_sources", "_images", "_downloads", "slides", "_pdf")
+    """The pages of a built site: its HTML files but the static, source, download, slide and PDF
+    folders and the other editions that ``scripts/publish.py`` places beside them."""
+    from .products import EDITION_FOLDERS
+
+    skip = ("_static", "_sources", "_images", "_downloads", "slides", "_pdf", *EDITION_FOLDERS)
     return sorted(p for p in outdir.rglob("*.html") if p.relative_to(outdir).parts[0] not in skip)
 
 

@@ -58,6 +58,7 @@ def _load(name: str, path: Path):
 
 
 publish = _load("seqrmt_publish_script", ROOT / "scripts" / "publish.py")
+downloads = _load("seqrmt_build_downloads_script", ROOT / "scripts" / "build_downloads.py")
 
 
 def _node() -> str:
@@ -538,6 +539,25 @@ def test_served_from_a_subpath_every_page_loads_its_assets(published_site: Path)
 
 
 # ------------------------------------------------------------------ the lecturers' page
+def test_the_website_carries_the_editions_its_pages_link(tmp_path: Path) -> None:
+    """Step 6 puts the students' edition and the archives beside the full edition's pages (so the
+    built website has every product it links), and the full edition's archive leaves them out."""
+    site, students, editions = tmp_path / "html", tmp_path / "students", tmp_path / "editions"
+    for folder in (site, students, editions):
+        folder.mkdir()
+    (site / "index.html").write_text("<p>full</p>", encoding="utf-8")
+    (students / "index.html").write_text("<p>students</p>", encoding="utf-8")
+    (editions / "seqrmt-book-0.0.1-full-site.zip").write_bytes(b"PK")
+    publish.place_beside(site, students=students, editions=editions)
+    assert (site / "students" / "index.html").read_text(encoding="utf-8") == "<p>students</p>"
+    assert (site / "editions" / "seqrmt-book-0.0.1-full-site.zip").is_file()
+    assert _links_to(site, "editions/index.html", "editions/seqrmt-book-0.0.1-full-site.zip")
+    archive = downloads.site_archive(site, tmp_path / "full.zip")
+    import zipfile
+
+    assert zipfile.ZipFile(archive).namelist() == ["html/index.html"]
+
+
 def test_assemble_refuses_to_write_into_the_sources(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="not into its sources"):
         publish.assemble(ROOT / "book" / "site", full=ROOT / "_build" / "html")

@@ -326,11 +326,6 @@ def _check_explorers(page, problems: list[str], *, first_only: bool = False) -> 
     return working
 
 
-#: The assembled site (scripts/publish.py) and the products that only it carries beside the website.
-ASSEMBLED = ROOT / "_build" / "site"
-ASSEMBLED_ONLY = ("students/", "editions/")
-
-
 def _check_links(page, site_url: str, built_site: Path, problems: list[str]) -> None:
     hrefs: list[str] = page.evaluate("() => Array.from(document.querySelectorAll('a[href]')).map(a => a.href)")
     origin = urlsplit(site_url)
@@ -346,10 +341,6 @@ def _check_links(page, site_url: str, built_site: Path, problems: list[str]) -> 
         if not target.is_file():
             if path.startswith("_pdf/") and os.environ.get("SEQRMT_REQUIRE_PDF") != "1":
                 continue  # the PDF is built only where TeX is installed (scripts/build_pdf.sh)
-            if path.startswith(ASSEMBLED_ONLY) and ((ASSEMBLED / path).is_file() or not ASSEMBLED.is_dir()):
-                # the students' edition and the frozen editions sit beside the website only in the site
-                # scripts/publish.py assembles (tests/test_publish.py checks every link there)
-                continue
             problems.append(f"broken internal link: {href}")
             continue
         if u.fragment and target.suffix == ".html":
