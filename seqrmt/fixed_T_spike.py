@@ -169,6 +169,16 @@ def _checked_options(
     )
 
 
+def _checked_arguments(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, options: dict) -> tuple:
+    """The arguments of :class:`FixedTSpike`, checked once at the door: ``(delta, gamma, w, R,
+    options)`` with the options of :func:`_checked_options`."""
+    delta = _checks.positive("delta", delta)
+    gamma = _checks.positive("gamma", gamma)
+    R = _checks.correlation(R)
+    w = _checks.weights(w, T=R.shape[0])
+    return delta, gamma, w, R, _checked_options(w, **options)
+
+
 @dataclass(frozen=True)
 class FixedTPrediction(Prediction):
     """A :class:`Prediction` of :func:`fixed_T_predict`, with what says how far to trust it.
@@ -402,21 +412,22 @@ class FixedTSpike:
         max_width: float = 0.05,
         max_count: float = 0.1,
     ) -> None:
-        delta = _checks.positive("delta", delta)
-        gamma = _checks.positive("gamma", gamma)
-        R = _checks.correlation(R)
-        w = _checks.weights(w, T=R.shape[0])
-        options = _checked_options(
+        delta, gamma, w, R, options = _checked_arguments(
+            delta,
+            gamma,
             w,
-            d=d,
-            n_tokens=n_tokens,
-            block=block,
-            n_atoms=n_atoms,
-            outlier_block=outlier_block,
-            outlier_draws=outlier_draws,
-            seed=seed,
-            max_width=max_width,
-            max_count=max_count,
+            R,
+            dict(
+                d=d,
+                n_tokens=n_tokens,
+                block=block,
+                n_atoms=n_atoms,
+                outlier_block=outlier_block,
+                outlier_draws=outlier_draws,
+                seed=seed,
+                max_width=max_width,
+                max_count=max_count,
+            ),
         )
         self._build(delta, gamma, w, R, **options)
 
@@ -885,11 +896,7 @@ def fixed_T_predict(
 def fixed_T_spike_model(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, **options) -> FixedTSpike:
     """The cached :class:`FixedTSpike` of these arguments (built once, a few seconds at ``T' <= 64``;
     with ``SEQRMT_CACHE_DIR`` set, stored on disk for other processes, see ``seqrmt/_cache.py``)."""
-    delta = _checks.positive("delta", delta)
-    gamma = _checks.positive("gamma", gamma)
-    R = _checks.correlation(R)
-    w = _checks.weights(w, T=R.shape[0])
-    checked = _checked_options(w, **options)
+    delta, gamma, w, R, checked = _checked_arguments(delta, gamma, w, R, options)
     if checked["d"] is not None and np.count_nonzero(w) > 1:
         options, checked = dict(options, d=None), dict(checked, d=None)  # d only changes the model at T' = 1
     key = (delta, gamma, tuple(w.tolist()), tuple(map(tuple, R.tolist())), _cache.options_key(options))
