@@ -150,12 +150,15 @@ def icon_codepoints(css: str) -> set[int]:
 
 def served_icon_codepoints(outdir: Path, skip: tuple[str, ...] = ()) -> set[int]:
     """Private-use code points named by any stylesheet (``.css`` file) of a built site but
-    those in ``skip`` (paths relative to ``outdir``): the theme's, the extensions'
+    those in ``skip`` (paths relative to ``outdir``) and those of the other editions placed beside
+    its pages (their own sites, with their own fonts): the theme's, the extensions'
     (sphinx-proof, sphinx-exercise, ...) and the vendored ones."""
+    from .products import EDITION_FOLDERS  # the other editions beside the pages: sites of their own
+
     codes: set[int] = set()
     skipped = {outdir / s for s in skip}
     for f in outdir.rglob("*.css"):
-        if f.is_file() and f not in skipped:
+        if f.is_file() and f not in skipped and f.relative_to(outdir).parts[0] not in EDITION_FOLDERS:
             codes |= icon_codepoints(f.read_text(encoding="utf-8", errors="replace"))
     return codes
 
@@ -302,8 +305,12 @@ def write_theme_css(outdir: Path) -> bool:
     source = outdir / THEME_SOURCE_CSS
     if not source.is_file():
         return False
+    from .products import EDITION_FOLDERS  # the other editions beside the pages: sites of their own
+
     used: set[str] = set()
     for f in outdir.rglob("*"):
+        if f.relative_to(outdir).parts[0] in EDITION_FOLDERS:
+            continue
         if f.suffix in (".html", ".js") and f.name != "fontawesome.js" and f.is_file():
             text = f.read_text(encoding="utf-8", errors="replace")
             used |= icon_names_in_page(text) if f.suffix == ".html" else icon_names(text)
