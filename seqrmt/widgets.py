@@ -202,14 +202,14 @@ def _render_frame(fig: Any, dpi: float, *, png: bool = False) -> dict[str, Any]:
     """Render ``fig`` (then close it) to a WebP frame at ``FRAME_DENSITY`` x ``dpi``.
 
     Returns ``{"data": bytes, "mime": "image/webp", "width": css px, "height": css px,
-    "alt": str}`` and, with ``png=True``, ``"png"``: a PNG of the same figure (for
+    "alt": str, "text_px": the smallest text in CSS px at that size}`` and, with ``png=True``, ``"png"``: a PNG of the same figure (for
     the PDF edition).  The figure's text is first raised to the phone-readable size
     (:func:`seqrmt.plots.readable_fonts`).
     """
     import matplotlib.pyplot as plt
     from PIL import Image as PILImage
 
-    from .plots._style import alt_text, readable_fonts, render_image, render_png
+    from .plots._style import alt_text, readable_fonts, render_image, render_png, smallest_text_px
 
     _check_figure(fig)
     raw = None
@@ -222,6 +222,7 @@ def _render_frame(fig: Any, dpi: float, *, png: bool = False) -> dict[str, Any]:
             img = PILImage.open(io.BytesIO(raw)).convert("RGB")
         else:
             img, css_w, css_h = render_image(fig, css_dpi=dpi, density=FRAME_DENSITY)
+        text_px = smallest_text_px(fig, css_dpi=dpi)
     finally:
         plt.close(fig)  # no stray inline figure after the cell
     # The book's plots are flat colours plus antialiasing: a 128-colour palette is
@@ -230,6 +231,8 @@ def _render_frame(fig: Any, dpi: float, *, png: bool = False) -> dict[str, Any]:
     out = io.BytesIO()
     img.save(out, format="WEBP", lossless=True, quality=50, method=2)
     frame = {"data": out.getvalue(), "mime": "image/webp", "alt": alt, "width": css_w, "height": css_h}
+    if text_px is not None:
+        frame["text_px"] = text_px
     if raw is not None:
         frame["png"] = raw
     return frame
@@ -279,9 +282,11 @@ def _img_html(frame: Mapping[str, Any]) -> str:
     import base64
 
     src = f"data:{frame['mime']};base64,{base64.b64encode(frame['data']).decode('ascii')}"
+    # the smallest text at the frame's CSS size (seqrmt.plots.smallest_text_px), read by the phone check
+    text = f' data-seqrmt-text-px="{frame["text_px"]}"' if frame.get("text_px") else ""
     return (
         f'<img class="{FRAME_CLASS}" src="{src}" alt="{html.escape(frame["alt"], quote=True)}" '
-        f'width="{frame["width"]}" height="{frame["height"]}" '
+        f'width="{frame["width"]}" height="{frame["height"]}"{text} '
         f'style="max-width:100%;height:auto;display:block">'
     )
 

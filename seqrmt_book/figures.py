@@ -4,7 +4,7 @@ The figures of the book are drawn by :mod:`seqrmt.plots`, which writes an alt te
 every figure from the plotted data (:func:`seqrmt.plots.alt_text`).  The notebook's
 display hook stores it in the output metadata of the PNG::
 
-    {"image/png": {"alt": "...", "seqrmt_width": 640, "seqrmt_height": 360}}
+    {"image/png": {"alt": "...", "seqrmt_width": 640, "seqrmt_height": 360, "seqrmt_text_px": 16.1}}
 
 MyST-NB 1.4 reads only ``width``/``height`` from output metadata.  :class:`FigureRenderer`
 is a MyST-NB render plugin (entry point ``myst_nb.renderers: seqrmt`` in
@@ -16,7 +16,12 @@ is a MyST-NB render plugin (entry point ``myst_nb.renderers: seqrmt`` in
   drew the figure), and
 * ``seqrmt_width`` (the CSS size of a PNG rendered at twice that many pixels, sharp on 2x
   screens) becomes the image's width when the cell sets none, so the picture is not shown
-  at twice its intended size.
+  at twice its intended size, and
+* ``seqrmt_text_px`` (the smallest text of the figure, in CSS pixels at that size:
+  :func:`seqrmt.plots.smallest_text_px`) becomes the class ``seqrmt-text-<hundredths>``
+  (``seqrmt-text-1610`` for 16.1 px), which the browser test at a phone's width reads to
+  check that the text as shown is at least 9 CSS px.  (Sphinx writes an image node's
+  classes into the ``<img>``, not other attributes.)
 """
 
 from __future__ import annotations
@@ -27,6 +32,18 @@ from myst_nb.core.render import NbElementRenderer
 
 #: The name of the plugin (``nb_render_plugin``).
 NAME = "seqrmt"
+#: Prefix of the class that carries a figure's smallest text size (hundredths of a CSS pixel).
+TEXT_CLASS = "seqrmt-text-"
+
+
+def text_class(text_px: Any) -> str | None:
+    """The class ``seqrmt-text-<hundredths of a CSS pixel>`` for a figure whose smallest text is
+    ``text_px`` CSS pixels at its own size, or ``None`` when ``text_px`` is not a positive number."""
+    try:
+        hundredths = round(float(text_px) * 100)
+    except (TypeError, ValueError):
+        return None
+    return f"{TEXT_CLASS}{hundredths}" if hundredths > 0 else None
 
 
 def figure_attributes(nodes: list, metadata: Any) -> list:
@@ -35,9 +52,12 @@ def figure_attributes(nodes: list, metadata: Any) -> list:
         return nodes
     alt = metadata.get("alt")
     width = metadata.get("seqrmt_width")
+    size_class = text_class(metadata.get("seqrmt_text_px"))
     for node in nodes:
         if node.tagname != "image":
             continue
+        if size_class and size_class not in node["classes"]:
+            node["classes"].append(size_class)
         if isinstance(alt, str) and alt.strip():
             node["alt"] = " ".join(alt.split())
         if width and "width" not in node and "scale" not in node:

@@ -202,7 +202,45 @@ def test_readable_fonts_on_a_phone_column():
     from matplotlib.text import Text
 
     sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_text()]
-    # smallest text in CSS px when the figure is scaled to the 358 px column
-    scale = srp.COLUMN_PX / (6.4 * 72)
+    # smallest text in CSS px when the figure with its margins is scaled to the 358 px column
+    scale = srp.COLUMN_PX / ((6.4 + 2 * _style.TIGHT_PAD_INCHES) * 72)
     assert min(sizes) * scale >= srp.MIN_TEXT_PX - 1e-9
     assert floor == pytest.approx(srp.MIN_TEXT_PX / scale)
+
+
+def test_cropped_figure_shows_its_smallest_text_readably_on_a_phone():
+    """The PNG the book shows (cropped to its content, with a margin) carries its smallest text
+    size; scaled to the phone column that text is at least 9 CSS px, and the page's class says so."""
+    from seqrmt_book.figures import figure_attributes, text_class
+
+    fig = srp.bulk_inverse_map_figure()
+    _, meta = _style._png(fig)
+    assert meta["seqrmt_text_px"] == srp.smallest_text_px(fig)
+    assert meta["seqrmt_text_px"] * srp.COLUMN_PX / meta["seqrmt_width"] >= srp.MIN_TEXT_PX
+    from docutils import nodes
+
+    (img,) = figure_attributes([nodes.image(uri="x.png")], meta)
+    assert text_class(meta["seqrmt_text_px"]) in img["classes"]
+    assert text_class(16.1) == "seqrmt-text-1610"
+    assert text_class(None) is None and text_class("?") is None and text_class(0) is None
+
+
+def test_smallest_text_px_reads_the_drawn_text():
+    fig, ax = srp.figure(width=4.0, height=3.0)
+    assert srp.smallest_text_px(fig) is None or srp.smallest_text_px(fig) > 0
+    ax.set_title("a title", fontsize=36)
+    ax.tick_params(labelsize=7.2)
+    import io
+
+    fig.savefig(io.BytesIO(), format="png")  # a draw: the tick labels get their text
+    # 7.2 pt tick labels at 100 CSS px per inch: 10 CSS px
+    assert srp.smallest_text_px(fig) == pytest.approx(10.0)
+    assert srp.smallest_text_px(fig, css_dpi=50) == pytest.approx(5.0)
+
+
+def test_explorer_frame_carries_its_smallest_text():
+    from seqrmt.widgets import _img_html, _render_frame
+
+    frame = _render_frame(srp.bulk_inverse_map_figure(), 100)
+    assert frame["text_px"] * srp.COLUMN_PX / frame["width"] >= srp.MIN_TEXT_PX
+    assert f'data-seqrmt-text-px="{frame["text_px"]}"' in _img_html(frame)

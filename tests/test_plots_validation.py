@@ -239,6 +239,10 @@ def test_validation_table_lists_the_chosen_quantities(atlas_rows):
         assert line[-1].startswith(r["status"])
     html = table._repr_html_()
     assert html.count("<tr>") == len(keep) + 1 and "verdict" in html
+    # every cell names its column (a phone shows each row as "column: value" lines)
+    assert 'class="seqrmt-table"' in html
+    assert html.count('data-label="verdict"') == len(keep)
+    assert html.count("<td") == len(keep) * len(table.header) == html.count("data-label=")
     assert "overlap_signal" in repr(table)
     with pytest.raises(ValueError, match="quantities"):
         srp.validation_table(rows, quantities="lambda_99")

@@ -30,6 +30,7 @@ __all__ = [
     "plain_text",
     "fmt",
     "readable_fonts",
+    "smallest_text_px",
     "render_png",
     "COLUMN_PX",
     "MIN_TEXT_PX",
@@ -51,6 +52,8 @@ MIN_TEXT_PX = 9.0
 PIXEL_DENSITY = 2
 #: CSS pixels per inch of figure width (the figure's CSS width is ``width * CSS_DPI``).
 CSS_DPI = 100
+#: Margin, in inches, that :func:`render_png` keeps around a figure cropped to its content.
+TIGHT_PAD_INCHES = 0.05
 
 
 # --------------------------------------------------------------------------- alt text
@@ -129,10 +132,13 @@ def alt_text(fig) -> str:
 def readable_fonts(fig, *, column_px: float = COLUMN_PX, min_px: float = MIN_TEXT_PX) -> float:
     """Raise every text of ``fig`` to at least ``min_px`` CSS pixels when the figure is
     scaled down to a ``column_px`` wide column (a 390 px phone).  Returns the font
-    size floor used, in points.  Idempotent."""
+    size floor used, in points.  Idempotent.
+
+    The width counted is the figure's plus the margin :func:`render_png` keeps on each side of an
+    inline figure, so that the cropped PNG too shows its text at ``min_px`` or more."""
     from matplotlib.text import Text
 
-    width_pt = fig.get_figwidth() * 72.0
+    width_pt = (fig.get_figwidth() + 2 * TIGHT_PAD_INCHES) * 72.0
     floor = min_px * width_pt / column_px
     for t in fig.findobj(Text):
         if t.get_text() and t.get_fontsize() < floor:
@@ -149,6 +155,25 @@ def readable_fonts(fig, *, column_px: float = COLUMN_PX, min_px: float = MIN_TEX
         if ax.yaxis.offsetText.get_fontsize() < floor:
             ax.yaxis.offsetText.set_fontsize(floor)
     return floor
+
+
+def smallest_text_px(fig, *, css_dpi: float = CSS_DPI) -> float | None:
+    """The size of the smallest visible text of ``fig``, in CSS pixels, when the figure is shown at
+    its own CSS size (``css_dpi`` CSS pixels per inch); ``None`` for a figure without text.
+
+    Read after the figure is drawn (tick labels exist only then).  A page that shows the figure at
+    ``s`` times its CSS width shows this text at ``s`` times the size: the book writes the number
+    beside each figure and explorer frame (``data-seqrmt-text-px``), and the browser test at a
+    phone's width checks ``s * smallest_text_px >= MIN_TEXT_PX``.
+    """
+    from matplotlib.text import Text
+
+    sizes = [
+        t.get_fontsize()
+        for t in fig.findobj(Text)
+        if t.get_visible() and t.get_text().strip() and (t.axes is None or t.axes.get_visible())
+    ]
+    return round(min(sizes) * css_dpi / 72.0, 2) if sizes else None
 
 
 def render_png(
@@ -173,7 +198,7 @@ def render_png(
     from PIL import Image as _Image
 
     buf = io.BytesIO()
-    kw = dict(bbox_inches="tight", pad_inches=0.05) if tight else {}
+    kw = dict(bbox_inches="tight", pad_inches=TIGHT_PAD_INCHES) if tight else {}
     if check:
         from ._check import checking_draws
 
@@ -226,7 +251,11 @@ def _png(fig):
     CSS size (read by ``seqrmt_book/figures.py``)."""
     readable_fonts(fig)
     data, w, h = render_png(fig)
-    return data, {"alt": alt_text(fig), "seqrmt_width": w, "seqrmt_height": h}
+    meta = {"alt": alt_text(fig), "seqrmt_width": w, "seqrmt_height": h}
+    text_px = smallest_text_px(fig)
+    if text_px is not None:
+        meta["seqrmt_text_px"] = text_px
+    return data, meta
 
 
 def _latex(fig):  # pragma: no cover - trivial

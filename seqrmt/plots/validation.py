@@ -759,6 +759,10 @@ class _NoLaw:
         return np.zeros_like(np.asarray(x, dtype=float))
 
 
+#: Class of the HTML tables of :func:`validation_table` (laid out as cards on a phone by the book).
+TABLE_CLASS = "seqrmt-table"
+
+
 class _Table:
     """A small table shown as HTML in Jupyter and in the book, as text elsewhere."""
 
@@ -773,7 +777,8 @@ class _Table:
     def _repr_html_(self) -> str:
         import html
 
-        head = "".join(f"<th>{html.escape(h)}</th>" for h in self.header)
+        head = "".join(f'<th scope="col">{html.escape(h)}</th>' for h in self.header)
+        labels = [f' data-label="{html.escape(h, quote=True)}"' for h in self.header]
         body = []
         for r, st in zip(self.rows, self.status):
             style = {"agree": "", "explained": f' style="color:{_EXPLAINED_COLOR};font-weight:bold"'}.get(
@@ -781,11 +786,15 @@ class _Table:
             )
             body.append(
                 "<tr>"
-                + "".join(f"<td{style if i == len(r) - 1 else ''}>{html.escape(c)}</td>" for i, c in enumerate(r))
+                + "".join(
+                    f"<td{labels[i]}{style if i == len(r) - 1 else ''}>{html.escape(c)}</td>" for i, c in enumerate(r)
+                )
                 + "</tr>"
             )
+        # class seqrmt-table: on a phone the book's stylesheet shows each row as a card of
+        # "name: value" lines (data-label), so that the verdict is on screen
         return (
-            '<table style="font-size:0.8em;white-space:nowrap">'
+            f'<table class="{TABLE_CLASS}" style="font-size:0.8em;white-space:nowrap">'
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
         )
 

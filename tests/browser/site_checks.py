@@ -890,3 +890,61 @@ def first_figure_problem(page, page_name: str) -> str | None:
             f"below the first two screens ({FIRST_FIGURE_LIMIT_PX} px at 1280×800)"
         )
     return None
+
+
+# ------------------------------------------------------------------ figures and tables on a phone
+#: Smallest figure text on the page, in CSS px (seqrmt.plots.MIN_TEXT_PX).
+MIN_FIGURE_TEXT_PX = 9.0
+#: Every figure of the book's code (an inline PNG carries its smallest text as the class
+#: seqrmt-text-<hundredths of a px>, an explorer frame as data-seqrmt-text-px) as shown: the text's
+#: size times the ratio of the shown width to the image's own CSS width; a figure in a cell output
+#: without that information; and the cells of the result tables (seqrmt-table) that end right of
+#: the screen.
+JS_PHONE_FIGURES = r"""
+(minPx) => {
+  const shown = e => e.getClientRects().length > 0 && !e.closest('[hidden], details:not([open])');
+  const textPx = img => {
+    if (img.dataset.seqrmtTextPx) return parseFloat(img.dataset.seqrmtTextPx);
+    const c = Array.from(img.classList).find(c => /^seqrmt-text-\d+$/.test(c));
+    return c ? parseInt(c.slice('seqrmt-text-'.length), 10) / 100 : null;
+  };
+  const name = img => (img.getAttribute('alt') || img.getAttribute('src') || '').slice(0, 60);
+  const bad = [];
+  let figures = 0, cells = 0;
+  for (const img of document.querySelectorAll('main img')) {
+    if (!shown(img)) continue;
+    const px = textPx(img), own = parseFloat(img.getAttribute('width'));
+    if (px === null) {
+      if (img.closest('.cell_output') && !img.closest('.seqrmt-live-controls'))
+        bad.push(`figure "${name(img)}": no text size (seqrmt-text-* class or data-seqrmt-text-px)`);
+      continue;
+    }
+    figures++;
+    const shownPx = px * img.getBoundingClientRect().width / own;
+    if (!(shownPx >= minPx - 0.01))
+      bad.push(`figure "${name(img)}": smallest text ${shownPx.toFixed(1)} CSS px ` +
+               `(${px} px at ${own} px, shown ${Math.round(img.getBoundingClientRect().width)} px wide)`);
+  }
+  const right = document.documentElement.clientWidth;
+  for (const td of document.querySelectorAll('main table.seqrmt-table td')) {
+    if (!shown(td)) continue;
+    cells++;
+    const box = td.getBoundingClientRect();
+    if (box.right > right + 1) {
+      bad.push(`table cell "${(td.dataset.label || '')}: ${td.textContent.trim().slice(0, 30)}" ends ` +
+               `${Math.round(box.right - right)} px right of the screen`);
+      break;
+    }
+  }
+  return {figures, cells, bad};
+}
+"""
+
+
+def phone_figure_problems(page) -> tuple[int, list[str]]:
+    """At the page's current width (a phone's): figures whose smallest text shows below
+    :data:`MIN_FIGURE_TEXT_PX`, figures of a cell output without their text size, and result-table
+    cells off the screen: ``(figures and cells checked, problems)``.  Lay the page out first
+    (:func:`lay_out_everything`)."""
+    found = page.evaluate(JS_PHONE_FIGURES, MIN_FIGURE_TEXT_PX)
+    return found["figures"] + found["cells"], list(found["bad"])

@@ -10,6 +10,9 @@ response rewritten in the browser, or the page's markup as it was), which it mus
 * **Inline math** fits its line at 390 px (chapters 0 and 3) and at 1280 px (chapter 8): no
   formula runs past its block's right edge, none scrolls.  Planted: a long formula kept on one
   line (``span.math.seqrmt-breaks`` back to the theme's one-line box).
+* **Figures and tables at 390 px**: every figure's smallest text shows at 9 CSS px or more and
+  every cell of a result table is on screen (checked on every page by test_site.py; here chapter
+  7, then planted: its figures shown 150 px wide and its tables laid out as tables).
 * **Search** for "Stieltjes", "kappa" and "κ" lists a chapter first.  Planted: Sphinx's own
   ``Scorer`` (the book's removed from ``language_data.js``).
 * **The General Index** has no entry of the API and no term twice; the API index has the
@@ -141,6 +144,28 @@ def test_math_check_catches_a_cut_left_side_and_a_long_formula(new_page, site_ur
     _plant(page, "main span.math.seqrmt-breaks { display: inline-flex !important; white-space: nowrap !important; }")
     _, problems = math_edge_problems(page)
     assert any(p.startswith("inline") for p in problems), problems
+
+
+# ------------------------------------------------------------------ figures and tables on a phone
+def test_phone_figure_check_catches_shrunk_figures_and_a_wide_table(new_page, site_url):
+    """Chapter 7 (inline figures, explorer frames, result tables) at 390 px passes the check that
+    every page gets in test_site.py; with its figures shown at 150 px and its tables laid out as
+    tables again, the check reports both."""
+    page = new_page(viewport=PHONE)
+    _open(page, f"{site_url}/book/07_how_exact.html")
+    page.wait_for_function(site_checks.JS_WIDGETS_SETTLED, timeout=TIMEOUT_MS)
+    site_checks.lay_out_everything(page)
+    checked, problems = site_checks.phone_figure_problems(page)
+    assert checked > 20 and not problems, (checked, problems)
+    assert page.locator("main img.seqrmt-frame[data-seqrmt-text-px]").count() > 0
+    _plant(page, "main img { max-width: 150px !important; }")
+    _plant(
+        page,
+        "table.seqrmt-table, table.seqrmt-table * { display: revert !important; white-space: nowrap !important; }",
+    )
+    _, problems = site_checks.phone_figure_problems(page)
+    assert any(p.startswith("figure") and "smallest text" in p for p in problems), problems
+    assert any(p.startswith("table cell") for p in problems), problems
 
 
 # ------------------------------------------------------------------ search

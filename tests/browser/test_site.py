@@ -452,13 +452,16 @@ JS_EQUATIONS_MARKED = """
 
 
 def _check_phone_width(page, problems: list[str]) -> None:
-    """At a phone's width (390 CSS px) the page does not scroll sideways, and every
-    display equation that does not fit scrolls on its own, as a tab stop with a cue."""
+    """At a phone's width (390 CSS px) the page does not scroll sideways, every figure shows its
+    smallest text at 9 CSS px or more and every result table fits the screen
+    (:func:`site_checks.phone_figure_problems`), and every display equation that does not fit
+    scrolls on its own, as a tab stop with a cue."""
     page.set_viewport_size({"width": 390, "height": 844})
     page.wait_for_function("() => window.innerWidth === 390", timeout=TIMEOUT_MS)
     # Sections far from the viewport are not laid out (content-visibility): lay every section
     # out, so that each equation is laid out at this width and checked (as scrolling to it would).
     site_checks.lay_out_everything(page)
+    problems.extend(f"at 390 px: {p}" for p in site_checks.phone_figure_problems(page)[1])
     wide = page.evaluate(site_checks.JS_PAGE_OVERFLOW)
     if wide:
         problems.append(f"at 390 px the page scrolls sideways ({wide['scrollWidth']} px wide): {wide['culprits']}")
