@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import html
 import io
 import json
@@ -113,6 +114,32 @@ def check_links(folder: Path) -> LinkReport:
         if row.get("valid", "").strip().lower() not in ("true", "1"):
             report.broken.append((row.get("urlname", ""), row.get("parentname", ""), row.get("result", "")))
     return report
+
+
+def fingerprint(folder: Path) -> str:
+    """A digest of the files under ``folder``: each one's path, size and modification time.  The link
+    check's report (``publish.json``) carries it, so that a later reader of the report knows it was
+    made on these very files (:func:`recorded_link_report`)."""
+    folder = Path(folder)
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        st = path.stat()
+        digest.update(f"{path.relative_to(folder).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def recorded_link_report(folder: Path, report_file: Path = REPORT) -> LinkReport | None:
+    """The link check that :func:`main` ran on ``folder``, read from its report, when the folder's files
+    are still the ones it checked (same :func:`fingerprint`); ``None`` otherwise (no report, another
+    folder, or a file added, removed or changed since)."""
+    try:
+        summary = json.loads(Path(report_file).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if summary.get("fingerprint") != fingerprint(folder) or "broken_links" not in summary:
+        return None
+    broken = [tuple(b) for b in summary["broken_links"]]
+    return LinkReport(pages=summary["pages"], checked=summary["links_checked"], broken=broken)
 
 
 def _run(cmd: list[str], log: Path | None = None, env: dict[str, str] | None = None) -> None:
@@ -289,7 +316,9 @@ def main(argv: list[str] | None = None) -> int:
         "pages": report.pages,
         "links_checked": report.checked,
         "broken": len(report.broken),
+        "broken_links": [list(b) for b in report.broken],
         "seconds": round(seconds, 1),
+        "fingerprint": fingerprint(out),
     }
     REPORT.parent.mkdir(parents=True, exist_ok=True)
     REPORT.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")

@@ -127,6 +127,13 @@ def pytest_addoption(parser):
         default=False,
         help=f'the quick tier: the unit tests and the fast book checks (-m "{QUICK_EXPR}"); builds nothing',
     )
+    parser.getgroup("seqrmt").addoption(
+        "--every-chapter",
+        action="store_true",
+        default=False,
+        help="run the live-code check with the mouse on every chapter, not on the two of the merge gate "
+        "(the scheduled workflow does)",
+    )
 
 
 def pytest_report_header(config):

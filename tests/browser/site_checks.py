@@ -400,13 +400,29 @@ JS_SEARCH_RESULTS = """
 """
 
 
+#: Run before the page's own scripts: the page's uncaught exceptions and console errors are kept in
+#: ``window.__seqrmtErrors``, so that a wait can end on the first of them.
+JS_RECORD_ERRORS = """
+window.__seqrmtErrors = [];
+window.addEventListener('error', e => window.__seqrmtErrors.push(String(e.message)));
+window.addEventListener('unhandledrejection', e => window.__seqrmtErrors.push(String(e.reason)));
+{ const ce = console.error.bind(console);
+  console.error = (...a) => { window.__seqrmtErrors.push(a.map(String).join(' ')); ce(...a); }; }
+"""
+#: The search has finished (:data:`JS_SEARCH_DONE`) or the page has failed (an error recorded).
+JS_SEARCH_DONE_OR_FAILED = f"""
+() => (window.__seqrmtErrors || []).length > 0 || ({JS_SEARCH_DONE.strip()})()
+"""
+
+
 def _wait_for_search(page, timeout_ms: int) -> None:
-    """Until the search page has listed its results (or has said it found none); a search that
-    never finishes (a script error) is left to the caller's check of the results."""
+    """Until the search page has listed its results (or has said it found none), or until the page
+    reports an error (:data:`JS_RECORD_ERRORS`, set up by :func:`search_problems`): a search broken
+    by a script error ends the wait at once, and the caller's check of the results reports it."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
     try:
-        page.wait_for_function(JS_SEARCH_DONE, timeout=timeout_ms)
+        page.wait_for_function(JS_SEARCH_DONE_OR_FAILED, timeout=timeout_ms)
     except PlaywrightTimeoutError:
         pass
 
@@ -418,6 +434,7 @@ def search_problems(page, base_url: str, terms=SEARCH_TERMS, timeout_ms: int = 3
     errors: list[str] = []
     page.on("console", lambda m: m.type == "error" and errors.append(f"console error: {m.text}"))
     page.on("pageerror", lambda e: errors.append(f"uncaught exception: {e}"))
+    page.add_init_script(JS_RECORD_ERRORS)
     for term in terms:
         before = len(errors)
         page.goto(f"{base_url}/search.html?q={term}", wait_until="load", timeout=timeout_ms)
