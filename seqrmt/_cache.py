@@ -30,6 +30,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from . import settings
+
 ENV = "SEQRMT_CACHE_DIR"
 T = TypeVar("T")
 
@@ -254,7 +256,7 @@ def _source_key(key: tuple) -> str:
 
 def folder() -> Path | None:
     """The cache folder named by ``SEQRMT_CACHE_DIR``, or ``None`` (no disk cache)."""
-    named = os.environ.get(ENV, "").strip()
+    named = settings.get(ENV)
     return Path(named) if named else None
 
 

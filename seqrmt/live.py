@@ -38,6 +38,8 @@ import webbrowser
 from collections.abc import Iterator
 from pathlib import Path
 
+from . import settings
+
 __all__ = ["main", "parse_args", "CONFIG_PATH"]
 
 #: Where the book server answers with the kernel server's address and token.
@@ -217,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"Book:    {book_url}", flush=True)
             print(f"Kernels: Jupyter server at {kernel_url} (root {args.root})", flush=True)
             print("Press a chapter's 'Live code' button to run its code here. Stop with Ctrl+C.", flush=True)
-            if not args.no_browser and not os.environ.get("SEQRMT_NO_BROWSER"):
+            if not args.no_browser and not settings.flag("SEQRMT_NO_BROWSER"):
                 webbrowser.open(book_url)
             while not stop.wait(0.5):
                 pass

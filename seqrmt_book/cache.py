@@ -592,14 +592,18 @@ def use_data_cache(execution_cache: Path) -> None:
     """Let the kernels started from now on store seqrmt's slow results (fixed-``T`` token spectra,
     explorer frames; ``seqrmt/_cache.py``) in ``seqrmt-cache`` beside the execution cache, for the
     tests and later builds (unless ``SEQRMT_CACHE_DIR`` is set already)."""
-    os.environ.setdefault("SEQRMT_CACHE_DIR", str(execution_cache.parent / "seqrmt-cache"))
+    from seqrmt import settings
+
+    settings.set_default("SEQRMT_CACHE_DIR", str(execution_cache.parent / "seqrmt-cache"))
 
 
 def check_figures() -> None:
     """Let the kernels started from now on check every figure they draw (``SEQRMT_FIGURE_CHECK=1``,
     ``seqrmt/plots/_check.py``), so that each chapter's check cell asserts its figures readable in
     the build; a reader's own session does not pay for the check (unless the variable is set)."""
-    os.environ.setdefault("SEQRMT_FIGURE_CHECK", "1")
+    from seqrmt import settings
+
+    settings.set_default("SEQRMT_FIGURE_CHECK", "1")
 
 
 def _env_before_read_docs(app: Any, env: Any, docnames: list[str]) -> None:

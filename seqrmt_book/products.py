@@ -24,7 +24,6 @@ the PDF a product reference is its words only.
 
 from __future__ import annotations
 
-import os
 import posixpath
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,8 +109,11 @@ def declared_products(value: str | None = None) -> frozenset[str]:
     ValueError
         A name that is not a family, naming the allowed ones.
     """
-    raw = os.environ.get(ENV, "") if value is None else value
-    names = {part.strip() for part in raw.split(",") if part.strip()}
+    if value is None:
+        from seqrmt import settings
+
+        value = settings.get(ENV)
+    names = {part.strip() for part in value.split(",") if part.strip()}
     allowed = sorted({family(f) for f in FAMILIES})
     if "all" in names:
         return frozenset(allowed)
@@ -292,7 +294,9 @@ def _doctree_resolved(app: Any, doctree: Any, docname: str) -> None:
 
 
 def setup(app: Any) -> dict[str, Any]:
-    app.add_config_value("seqrmt_products", os.environ.get(ENV, ""), "html", [str])
+    from seqrmt import settings
+
+    app.add_config_value("seqrmt_products", settings.get(ENV), "html", [str])
     app.add_config_value("seqrmt_products_declared", [], "html", [list])
     app.add_node(product_reference)
     app.add_role("product", _product_role)

@@ -19,7 +19,6 @@ beside the full edition, with ``SEQRMT_EDITION=students`` in the environment (th
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,9 @@ _FENCE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>solution|solution-start|
 
 def edition_from_env() -> str:
     """``SEQRMT_EDITION`` (default ``full``); anything else is a ``ValueError`` naming the choices."""
-    value = os.environ.get(ENV, "full").strip() or "full"
+    from seqrmt import settings
+
+    value = settings.get(ENV)
     if value not in EDITIONS:
         raise ValueError(f"{ENV} must be one of {', '.join(EDITIONS)}, not {value!r}")
     return value

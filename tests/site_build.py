@@ -31,6 +31,8 @@ from pathlib import Path
 
 import pytest
 
+from seqrmt import settings
+
 ROOT = Path(__file__).resolve().parents[1]
 BUILD_HTML = ROOT / "_build" / "html"
 
@@ -110,7 +112,7 @@ def build_lock(name: str) -> Iterator[None]:
 
 def forced_rebuild(name: str) -> bool:
     """``SEQRMT_REBUILD=1`` and no process of this test run has rebuilt ``name`` yet."""
-    if os.environ.get("SEQRMT_REBUILD", "") != "1":
+    if settings.get("SEQRMT_REBUILD") != "1":
         return False
     stamp = ROOT / "_build" / f".{name}.rebuilt"
     return not (stamp.is_file() and stamp.read_text() == RUN_ID)
@@ -181,14 +183,14 @@ def stale_sources(html: Path = BUILD_HTML, root: Path = ROOT) -> list[str]:
 
 def ensure_site() -> Path:
     """The built site, never older than its sources (see the module docstring)."""
-    other = os.environ.get("SEQRMT_SITE_DIR")
+    other = settings.get("SEQRMT_SITE_DIR")
     if other:
         # An explicitly named build (e.g. a scratch build of a few pages): tested as it is.
         html = Path(other)
         if not (html / "index.html").is_file():
             pytest.fail(f"SEQRMT_SITE_DIR={other} has no index.html", pytrace=False)
         return html
-    mode = os.environ.get("SEQRMT_REBUILD", "")
+    mode = settings.get("SEQRMT_REBUILD")
     with build_lock("site-build"):
         newer = stale_sources()
         forced = forced_rebuild("site")

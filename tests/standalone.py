@@ -76,6 +76,8 @@ from pathlib import Path
 
 import nbformat
 
+from seqrmt import settings
+
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
 CHAPTERS = sorted(p.name for p in BOOK.glob("0[0-9]_*.ipynb"))
@@ -207,7 +209,7 @@ def _execute(
 # ------------------------------------------------------------------ the fast path (parts 1-3)
 INSTALL_TAG = "seqrmt-install"
 #: The execution cache of the build (``SEQRMT_EXECUTION_CACHE`` names another one).
-CACHE = Path(os.environ.get("SEQRMT_EXECUTION_CACHE") or ROOT / "_build" / ".jupyter_cache")
+CACHE = Path(settings.get("SEQRMT_EXECUTION_CACHE") or ROOT / "_build" / ".jupyter_cache")
 #: Distributions whose versions need not agree: the installers (the install cell runs in the
 #: readers' environment anyway) and seqrmt (compared file by file instead).
 NOT_COMPARED = {"pip", "setuptools", "wheel", "seqrmt"}
@@ -536,7 +538,7 @@ def executes_alone(name: str, readers: tuple[Path, Path], tmp: Path) -> str:
     named = repository_files_read(nbformat.read(notebook, as_version=4))
     assert not named, f"{name} names files of the repository, which a chapter run on its own lacks: {named}"
     reasons = []
-    if os.environ.get("SEQRMT_STANDALONE", "") == "full":
+    if settings.get("SEQRMT_STANDALONE") == "full":
         reasons.append("SEQRMT_STANDALONE=full")
     evidence = dev_execution(notebook)
     if evidence is None:

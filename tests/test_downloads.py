@@ -14,11 +14,12 @@ absence an error) and on a scratch folder.
 from __future__ import annotations
 
 import importlib.util
-import os
 import zipfile
 from pathlib import Path
 
 import pytest
+
+from seqrmt import settings
 
 ROOT = Path(__file__).resolve().parents[1]
 spec = importlib.util.spec_from_file_location("build_downloads", ROOT / "scripts" / "build_downloads.py")
@@ -27,7 +28,7 @@ spec.loader.exec_module(downloads)
 
 
 def _unavailable(reason: str) -> None:
-    if os.environ.get("SEQRMT_REQUIRE_DOWNLOADS") == "1":
+    if settings.flag("SEQRMT_REQUIRE_DOWNLOADS"):
         pytest.fail(f"{reason} (SEQRMT_REQUIRE_DOWNLOADS=1, so this is an error)", pytrace=False)
     pytest.skip(reason)
 

@@ -46,15 +46,15 @@ override the dimension and the seeds, to re-check the tolerances on other seed s
 
 from __future__ import annotations
 
-import os
 
 import numpy as np
 import pytest
 
 import seqrmt as sr
+from seqrmt import settings
 
-D = int(os.environ.get("SEQRMT_AGREEMENT_D", 400))
-SEEDS = tuple(int(x) for x in os.environ.get("SEQRMT_AGREEMENT_SEEDS", "0,1,2,3").split(","))
+D = int(settings.get("SEQRMT_AGREEMENT_D"))
+SEEDS = tuple(int(x) for x in settings.get("SEQRMT_AGREEMENT_SEEDS").split(","))
 K_SEM = 4.0
 EIG_FLOOR = 0.05  # relative
 OVL_FLOOR = 0.05  # absolute

@@ -22,7 +22,6 @@ in its display bundle for the PDF is such a text-mode note.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -32,6 +31,8 @@ from pathlib import Path
 import pytest
 from book_toc import toc_pages
 
+from seqrmt import settings
+
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "seqrmt-book.pdf"
 MIN_PAGES = 80
@@ -39,7 +40,7 @@ MIN_IMAGES = 30
 
 
 def _unavailable(reason: str) -> None:
-    if os.environ.get("SEQRMT_REQUIRE_PDF") == "1":
+    if settings.flag("SEQRMT_REQUIRE_PDF"):
         pytest.fail(f"{reason} (SEQRMT_REQUIRE_PDF=1, so this is an error)", pytrace=False)
     pytest.skip(reason)
 
@@ -57,10 +58,9 @@ def _sources() -> list[Path]:
 
 @pytest.fixture(scope="module")
 def pdf() -> Path:
+    named = settings.get("SEQRMT_PDF")
     candidates = (
-        [Path(os.environ["SEQRMT_PDF"])]
-        if os.environ.get("SEQRMT_PDF")
-        else [ROOT / "_build" / "html" / "_pdf" / NAME, ROOT / "_build" / "latex" / NAME]
+        [Path(named)] if named else [ROOT / "_build" / "html" / "_pdf" / NAME, ROOT / "_build" / "latex" / NAME]
     )
     found = next((p for p in candidates if p.is_file()), None)
     if found is None:

@@ -41,6 +41,7 @@ import pytest
 import yaml
 
 from scratch_sphinx import build_html
+from seqrmt import settings
 from seqrmt_book import products, repository
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -369,7 +370,7 @@ def test_outside_a_workflow_the_site_names_the_configured_repository(
 
 # ------------------------------------------------------------------ the assembled site
 def _site_unavailable(reason: str) -> None:
-    if os.environ.get("SEQRMT_REQUIRE_SITE") == "1":
+    if settings.flag("SEQRMT_REQUIRE_SITE"):
         pytest.fail(f"{reason} (SEQRMT_REQUIRE_SITE=1, so this is an error)", pytrace=False)
     pytest.skip(reason)
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import functools
 import html
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -24,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from scratch_sphinx import build_html
+from seqrmt import settings
 from seqrmt_book import students
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -160,7 +160,7 @@ def test_a_scratch_students_edition(tmp_path: Path) -> None:
 
 # ------------------------------------------------------------------ the built editions
 def _unavailable(reason: str) -> None:
-    if os.environ.get("SEQRMT_REQUIRE_STUDENTS") == "1":
+    if settings.flag("SEQRMT_REQUIRE_STUDENTS"):
         pytest.fail(f"{reason} (SEQRMT_REQUIRE_STUDENTS=1, so this is an error)", pytrace=False)
     pytest.skip(reason)
 

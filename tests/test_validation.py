@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import io
 import math
-import os
 
 import numpy as np
 import pytest
 
 import seqrmt as sr
 import seqrmt.validation as sv
+from seqrmt import settings
 from seqrmt.validation.grid import _cell_id
 from seqrmt.validation.measure import _spectra
 from seqrmt.validation.scaling import _scaling_unit
@@ -561,7 +561,7 @@ def test_shipped_cost_table():
 # ----------------------------------------------------------------- full sweep
 @pytest.mark.slow
 @pytest.mark.skipif(
-    os.environ.get("SEQRMT_FULL_SWEEP") != "1",
+    not settings.flag("SEQRMT_FULL_SWEEP"),
     reason="full validation sweep (324 cells at d = 800, several minutes): "
     "run with SEQRMT_FULL_SWEEP=1 pytest tests/test_validation.py -m slow",
 )

@@ -37,11 +37,12 @@ recorded in this Python process that has a problem.
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from typing import Any
 
 import numpy as np
+
+from .. import settings
 
 __all__ = [
     "figure_problems",
@@ -495,7 +496,7 @@ def _problems(fig, renderer, *, css_dpi, css_width, columns, min_px, max_legend_
 def _enabled() -> bool:
     """Whether figures are checked: only when ``SEQRMT_FIGURE_CHECK=1``, which the book's build (its
     kernels) and the tests set; a reader's session draws its figures without the check."""
-    return os.environ.get("SEQRMT_FIGURE_CHECK", "0").strip().lower() in ("1", "true", "yes", "on")
+    return settings.flag("SEQRMT_FIGURE_CHECK")
 
 
 def _record(fig, problems: list[str], seconds: float, where: str) -> None:
