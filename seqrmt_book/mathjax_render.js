@@ -36,12 +36,29 @@ global.MathJax = {
 require(path.join(buildDir, "startup.js"));
 
 
-// TeX errors come out as <merror> (with noerrors) or as red text (noundefined).
-function texError(out) {
-  if (!/<merror|mathcolor="red"|data-mjx-error/.test(out)) return null;
-  const msg = /data-mjx-error="([^"]*)"/.exec(out);
-  const undef = /<mtext mathcolor="red">([^<]*)<\/mtext>/.exec(out);
-  return msg ? msg[1] : undef ? "undefined control sequence " + undef[1] : "TeX error";
+// Every element of a typeset formula (the CommonHTML and its hidden MathML), in document order.
+function elements(adaptor, node) {
+  const out = [];
+  const walk = (n) => {
+    const kind = adaptor.kind(n);
+    if (kind === "#text" || kind === "#comment") return;
+    out.push(n);
+    for (const child of adaptor.childNodes(n)) walk(child);
+  };
+  walk(node);
+  return out;
+}
+
+// TeX errors come out as an <merror> whose data-mjx-error attribute holds the message, or, for an
+// undefined macro (noundefined), as its name in a red <mtext>: read on the formula's element tree.
+function texError(adaptor, node) {
+  const all = elements(adaptor, node);
+  const message = all.find((e) => adaptor.getAttribute(e, "data-mjx-error") != null);
+  if (message) return adaptor.getAttribute(message, "data-mjx-error");
+  const red = all.filter((e) => adaptor.getAttribute(e, "mathcolor") === "red");
+  const undefinedMacro = red.find((e) => adaptor.kind(e) === "mtext");
+  if (undefinedMacro) return "undefined control sequence " + adaptor.textContent(undefinedMacro);
+  return red.length || all.some((e) => adaptor.kind(e) === "merror") ? "TeX error" : null;
 }
 
 MathJax.startup.promise
@@ -56,8 +73,7 @@ MathJax.startup.promise
         answer = { css: adaptor.textContent(MathJax.chtmlStylesheet()) };
       } else {
         const node = await MathJax.tex2chtmlPromise(request.tex, { display: !!request.display });
-        const out = adaptor.outerHTML(node);
-        answer = { html: out, error: texError(out) };
+        answer = { html: adaptor.outerHTML(node), error: texError(adaptor, node) };
       }
       process.stdout.write(JSON.stringify(answer) + "\n");
     }

@@ -33,7 +33,6 @@ page and the formula.  Node.js (>= 18) comes with the Python requirements: the
 
 from __future__ import annotations
 
-import html
 import importlib.util
 import json
 import os
@@ -61,17 +60,10 @@ RENDERER_NAME = "seqrmt"
 #: The formulas of every page, kept between builds (in the doctree folder).
 RECORD = "seqrmt-math.json"
 
-#: A formula left for a browser's MathJax (what :func:`check_site` looks for).
-_MATH = re.compile(
-    r'<(span|div)(\s[^>]*?class="(?:[^"]*\s)?math notranslate nohighlight(?:\s[^"]*)?"[^>]*)>(.*?)</\1>', re.S
-)
-_EQNO = re.compile(r'^\s*(<span class="eqno">.*?</span>)', re.S)
-_MATHJAX_SCRIPTS = re.compile(
-    r'\s*<script\b[^>]*\bsrc="[^"]*mathjax/tex-mml-chtml\.js[^"]*"[^>]*></script>'
-    r"|\s*<script\b[^>]*>\s*window\.MathJax\s*=.*?</script>",
-    re.S,
-)
-_FONT_FACE = re.compile(r"@font-face\s*(/\*.*?\*/)?\s*\{")
+#: The classes of a formula that Sphinx leaves for a browser's MathJax (what :func:`check_site` looks for).
+MATH_CLASSES = frozenset({"math", "notranslate", "nohighlight"})
+#: The script of the browser's MathJax (a page must not load it).
+MATHJAX_SCRIPT = "mathjax/tex-mml-chtml.js"
 
 
 class MathRenderError(RuntimeError):
@@ -86,17 +78,60 @@ class Formula:
     display: bool
 
 
-def find_formulas(page: str) -> list[Formula]:
-    """Every formula of a page still written as TeX for a browser's MathJax, in order."""
+def parse_page(page: str) -> Any:
+    """A written page as a tree (BeautifulSoup with Python's HTML parser; the theme depends on it)."""
+    from bs4 import BeautifulSoup
+
+    return BeautifulSoup(page, "html.parser")
+
+
+def _tex_of(element: Any) -> str:
+    """The text of a math element without its equation number (``<span class="eqno">``, with the
+    permalink), entities decoded, comments left out."""
+    from bs4 import Comment, Tag
+
+    parts = []
+    for child in element.children:
+        if isinstance(child, Tag):
+            if not (child.name == "span" and "eqno" in child.get("class", [])):
+                parts.append(child.get_text())
+        elif not isinstance(child, Comment):
+            parts.append(str(child))
+    return "".join(parts).strip()
+
+
+def find_formulas(page: str | Any) -> list[Formula]:
+    """Every formula of a page (its text, or the tree of :func:`parse_page`) still written as TeX for a
+    browser's MathJax, in order: a ``span`` (inline, ``\\(...\\)``) or ``div`` (displayed,
+    ``\\[...\\]``) of the classes :data:`MATH_CLASSES`."""
+    tree = parse_page(page) if isinstance(page, str) else page
     found = []
-    for match in _MATH.finditer(page):
-        tag, body = match.group(1), match.group(3)
-        m = _EQNO.match(body)
-        text = (body[m.end() :] if m else body).strip()
-        opener, closer = ("\\(", "\\)") if tag == "span" else ("\\[", "\\]")
+    for element in tree.find_all(("span", "div"), class_="math"):
+        if not MATH_CLASSES <= set(element.get("class", [])):
+            continue
+        text = _tex_of(element)
+        opener, closer = ("\\(", "\\)") if element.name == "span" else ("\\[", "\\]")
         if text.startswith(opener) and text.endswith(closer):
-            found.append(Formula(html.unescape(text[2:-2]), display=(tag == "div")))
+            found.append(Formula(text[2:-2], display=(element.name == "div")))
     return found
+
+
+def loads_mathjax(tree: Any) -> bool:
+    """Whether a page (the tree of :func:`parse_page`) loads the browser's MathJax: a script of
+    :data:`MATHJAX_SCRIPT`, or one that configures ``window.MathJax``."""
+    for script in tree.find_all("script"):
+        if MATHJAX_SCRIPT in script.get("src", ""):
+            return True
+        if not script.get("src") and "".join(script.get_text().split()).startswith("window.MathJax="):
+            return True
+    return False
+
+
+def _links_stylesheet(tree: Any, path: str) -> bool:
+    """Whether a page links the stylesheet ``path`` (relative to ``_static/``)."""
+    from urllib.parse import urlsplit
+
+    return any(urlsplit(link.get("href", "")).path.endswith(path) for link in tree.find_all("link"))
 
 
 #: The Python package (requirements.txt) that installs Node.js into the environment.
@@ -194,8 +229,7 @@ class MathJax:
 
     def stylesheet(self) -> str:
         """The CSS of the glyphs of every formula typeset so far (fonts with ``font-display: swap``)."""
-        css = self._ask({"css": True})["css"]
-        return _FONT_FACE.sub(lambda m: m.group(0) + " font-display: swap;", css) + _EXTRA_CSS
+        return swap_fonts(self._ask({"css": True})["css"]) + _EXTRA_CSS
 
     def close(self) -> None:
         if self._proc.poll() is None:
@@ -246,6 +280,30 @@ _REDUNDANT = (
 #: smaller x-height gets less); typeset at build time, one scale serves every reader.
 MATH_SCALE = "122%"
 _EXTRA_CSS = f'\nmjx-container[jax="CHTML"] {{\n  position: relative;\n  font-size: {MATH_SCALE};\n}}\n'
+
+
+def swap_fonts(css: str) -> str:
+    """MathJax's stylesheet with ``font-display: swap`` first in each ``@font-face`` rule, so that a
+    formula shows in a fallback font while its web font loads.  The stylesheet is read by tinycss2
+    and only those declarations are written into its text, which stays as it was otherwise."""
+    import tinycss2
+
+    css = css.replace("\0", "\ufffd").replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n")
+    lines = [0] + [i + 1 for i, ch in enumerate(css) if ch == "\n"]
+    rules = tinycss2.parse_stylesheet(css, skip_comments=False, skip_whitespace=False)
+    starts = [lines[r.source_line - 1] + r.source_column - 1 for r in rules] + [len(css)]
+    places = []
+    for i, rule in enumerate(rules):
+        if rule.type != "at-rule" or rule.lower_at_keyword != "font-face" or rule.content is None:
+            continue
+        if rule.content:  # right after the rule's "{": where its first token starts
+            first = rule.content[0]
+            places.append(lines[first.source_line - 1] + first.source_column - 1)
+        else:  # "{}": before the "}"
+            places.append(css.rindex("}", starts[i], starts[i + 1]))
+    for at in reversed(places):
+        css = css[:at] + " font-display: swap;" + css[at:]
+    return css
 
 
 def compact(markup: str) -> str:
@@ -537,19 +595,19 @@ def check_site(outdir: Path) -> tuple[int, int]:
     problems: list[str] = []
     pages = formulas = 0
     for page in site_pages(outdir):
-        text = page.read_text(encoding="utf-8")
+        tree = parse_page(page.read_text(encoding="utf-8"))
         key = page.relative_to(outdir).as_posix()
-        left = len(find_formulas(text))
+        left = len(find_formulas(tree))
         if left:
             problems.append(f"{key}: {left} formula(s) left as TeX")
-        if _MATHJAX_SCRIPTS.search(text):
+        if loads_mathjax(tree):
             problems.append(f"{key}: loads MathJax")
-        count = text.count("<mjx-container")
-        if count:
-            pages, formulas = pages + 1, formulas + count
-            if text.count("<mjx-assistive-mml") != count:
+        typeset_formulas = tree.find_all("mjx-container")
+        if typeset_formulas:
+            pages, formulas = pages + 1, formulas + len(typeset_formulas)
+            if not all(f.find("mjx-assistive-mml") for f in typeset_formulas):
                 problems.append(f"{key}: a formula without its hidden MathML")
-            if CSS_PATH.removeprefix("_static/") not in text:
+            if not _links_stylesheet(tree, CSS_PATH.removeprefix("_static/")):
                 problems.append(f"{key}: no link to the math stylesheet")
     if not formulas:
         problems.append("no page carries typeset math")

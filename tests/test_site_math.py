@@ -90,13 +90,18 @@ def test_check_site_fails_on_tex_left_for_the_browser(tmp_path: Path) -> None:
     assert seqrmt_math.main(["--check", str(tmp_path)]) == 1  # nothing typeset
     formulas = seqrmt_math.find_formulas(PAGE)
     rendered, css = seqrmt_math.typeset(formulas)
-    page = re.sub(r"<script.*?</script>\n?", "", PAGE, flags=re.S).replace(
-        "</head>", '<link rel="stylesheet" href="../_static/seqrmt/math.css"></head>'
-    )
-    typeset = seqrmt_math._MATH.sub(
-        lambda m: f"<{m.group(1)}{m.group(2)}>{rendered[formulas.pop(0)]}</{m.group(1)}>", page
-    )
-    (tmp_path / "book" / "ch.html").write_text(typeset, encoding="utf-8")
+    # the page as the renderer writes it: each formula's markup in its element, no MathJax script,
+    # the stylesheet linked
+    page = seqrmt_math.parse_page(PAGE)
+    for script in page.find_all("script"):
+        script.decompose()
+    page.head.append(page.new_tag("link", rel="stylesheet", href="../_static/seqrmt/math.css"))
+    for element in page.find_all(("span", "div"), class_="math"):
+        if seqrmt_math.MATH_CLASSES <= set(element["class"]):
+            element.clear()
+            element.extend(list(seqrmt_math.parse_page(rendered[formulas.pop(0)]).contents))
+    assert not formulas
+    (tmp_path / "book" / "ch.html").write_text(str(page), encoding="utf-8")
     (tmp_path / "_static" / "seqrmt").mkdir(parents=True)
     (tmp_path / seqrmt_math.CSS_PATH).write_text(css, encoding="utf-8")
     assert seqrmt_math.check_site(tmp_path) == (1, 4)
