@@ -23,7 +23,9 @@ While each HTML page is rendered (``html-page-context``) it
   once) into the page instead of a render-blocking request: the same template Sphinx
   renders into ``_static/`` (:func:`documentation_options`);
 * names the sidebar's expand buttons (:func:`_name_nav_toggles`);
-* adds ``static/seqrmt/site.css`` and ``static/seqrmt/site.js`` to every page.
+* adds ``static/seqrmt/site.css`` and ``static/seqrmt/site.js`` to every page; ``site.css`` is
+  written from the template ``site.css_t`` with the widths of the text column of
+  :mod:`seqrmt.columns`, for which the figures are drawn and checked (:func:`column_context`).
 
 The theme's own scripts and stylesheets, which its templates write, are changed in
 ``_templates/layout.html`` (blocks ``css`` and ``scripts_end``): no Font Awesome
@@ -224,7 +226,24 @@ def _name_nav_toggles(context: dict) -> None:
     context["generate_toctree_html"] = named
 
 
+#: The name under which the stylesheet's template reads the column widths.
+COLUMNS_CONTEXT = "seqrmt_columns"
+
+
+def column_context() -> dict[str, Any]:
+    """What the template ``static/seqrmt/site.css_t`` is rendered with: the widths of the text column
+    (:func:`seqrmt.columns.css_values`), under :data:`COLUMNS_CONTEXT`."""
+    from seqrmt import columns
+
+    return {COLUMNS_CONTEXT: columns.css_values()}
+
+
+def _config_inited(app: Any, config: Any) -> None:
+    config.html_context = {**config.html_context, **column_context()}
+
+
 def setup(app: Any) -> dict[str, Any]:
+    app.connect("config-inited", _config_inited)
     # Run after the other extensions (myst-nb adds the widget scripts at priority 500).
     app.connect("html-page-context", _page_context, priority=900)
     app.add_css_file("seqrmt/site.css", priority=900)

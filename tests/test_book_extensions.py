@@ -8,7 +8,8 @@ book's theme and templates: what a page gets from each hook.
 * the markup of images, code blocks, outputs, tables, citations and hidden cells;
 * the assets: no Font Awesome JavaScript or script preloads, the theme's scripts after the
   first paint (but on the search page), ``documentation_options.js`` in the page, the
-  theme's stylesheet replaced by its cut-down copy and the theme's own file untouched.
+  theme's stylesheet replaced by its cut-down copy and the theme's own file untouched;
+  ``site.css`` served with the widths of the text column the figures are checked for.
 """
 
 from __future__ import annotations
@@ -214,6 +215,17 @@ def test_assets_of_a_page_and_of_the_search_page(site: Path) -> None:
     options = _read(site, "_static/documentation_options.js").strip()
     assert f"<script>{options}</script>" in page
     assert "documentation_options.js" not in page
+
+
+def test_the_served_stylesheet_sets_the_column_the_figures_are_checked_for(site: Path) -> None:
+    from test_columns import assert_agrees_with_the_check
+
+    css = _read(site, "_static/seqrmt/site.css")
+    assert not (site / "_static" / "seqrmt" / "site.css_t").exists()
+    assert_agrees_with_the_check(css)
+    assert re.search(
+        r'<link rel="stylesheet" type="text/css" href="_static/seqrmt/site\.css\?v=', _read(site, "page.html")
+    )
 
 
 def test_the_themes_files_are_not_changed(site: Path) -> None:

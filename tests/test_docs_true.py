@@ -27,7 +27,7 @@ DOCS = ("README.md", "CONTRIBUTING.md", "ARCHITECTURE.md")
 EXTENSIONS = (".py", ".sh", ".md", ".yml", ".yaml", ".toml", ".json", ".txt", ".cff", ".ipynb", ".cjs", ".js", ".css")
 EXTENSIONS += (".html", ".cfg", ".sty", ".zip", ".pdf")
 #: Names of what the builds write (a built site's folders and files), not files of the repository.
-BUILT = {"_pdf/", "_sources/", "_downloads/", "students/", "editions/", "README.txt", "math.css"}
+BUILT = {"_pdf/", "_sources/", "_downloads/", "students/", "editions/", "README.txt", "math.css", "site.css"}
 BUILT |= {"documentation_options.js", "seqrmt-dependencies.json"}
 #: Names that are not files of the repository: other hosts' folders (GitLab Pages' public/), the
 #: virtual environment the set-up makes, a program.

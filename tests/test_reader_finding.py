@@ -134,7 +134,7 @@ def test_a_long_inline_formula_is_typeset_in_parts(site: Path) -> None:
     broken = [s for s in re.findall(r'<span class="math notranslate nohighlight seqrmt-breaks">', page)]
     assert len(broken) == 1  # the W formula; the kappa law (no operator at its top level) and "x < 1" stay whole
     assert spans
-    css = (STATIC / "seqrmt" / "site.css").read_text(encoding="utf-8")
+    css = _read(site, "_static/seqrmt/site.css")
     assert re.search(r"span\.math\.seqrmt-breaks[^{]*\{[^}]*display: inline;[^}]*white-space: normal;", css, re.S)
 
 

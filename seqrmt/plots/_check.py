@@ -14,8 +14,9 @@ could not read:
 * text smaller than :data:`MIN_CSS_PX` CSS pixels at the size the page shows the
   figure: a figure ``w`` inches wide rendered at ``css_dpi`` CSS pixels per inch is
   ``w * css_dpi`` CSS pixels wide, shown at ``min(1, column / (w * css_dpi))`` of that
-  size in a column of ``column`` CSS pixels (:data:`DESKTOP_COLUMN_PX` on a
-  1280 px screen, :data:`seqrmt.plots.COLUMN_PX` on a 390 px phone), so a font
+  size in a column of ``column`` CSS pixels (:data:`DESKTOP_COLUMN_PX`, the widest
+  the column gets, and :data:`seqrmt.plots.COLUMN_PX` on a 390 px phone: both from
+  :mod:`seqrmt.columns`, which the site's stylesheet reads too), so a font
   of ``s`` points is ``s / 72 * css_dpi * min(1, column / (w * css_dpi))`` CSS
   pixels (``seqrmt_book/figures.py`` gives an inline figure its CSS width
   ``w * 100``; an explorer frame is ``w * dpi`` wide);
@@ -43,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from .. import settings
+from ..columns import COLUMN_MAX_PX
 
 __all__ = [
     "figure_problems",
@@ -57,8 +59,9 @@ __all__ = [
     "MIN_AXES_CSS_PX",
 ]
 
-#: Widest the text column shows a figure, in CSS pixels (a 1280 px wide screen).
-DESKTOP_COLUMN_PX = 730
+#: Widest the text column shows a figure, in CSS pixels (:data:`seqrmt.columns.COLUMN_MAX_PX`: the
+#: site's stylesheet holds the column to it on any screen).
+DESKTOP_COLUMN_PX = COLUMN_MAX_PX
 #: Smallest readable text, in CSS pixels, at the desktop and at the phone width.
 MIN_CSS_PX = 9.0
 #: Largest share of an axes' plotted points that its legend may cover.

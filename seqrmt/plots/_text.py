@@ -1,14 +1,17 @@
 """What both the figures' style (:mod:`._style`) and their readability check (:mod:`._check`) need:
-the width of the phone column and the plain-text reading of a matplotlib label.  Imports nothing of
-:mod:`seqrmt.plots`, so that ``_style`` (which renders through the check) and ``_check`` (which reads
-labels and sizes them for the phone column) both import downwards."""
+the width of the phone column (from :mod:`seqrmt.columns`) and the plain-text reading of a matplotlib
+label.  Imports nothing of :mod:`seqrmt.plots`, so that ``_style`` (which renders through the check)
+and ``_check`` (which reads labels and sizes them for the phone column) both import downwards."""
 
 from __future__ import annotations
 
 import re
 
-#: Width in CSS pixels of the text column on a 390 px wide phone screen.
-COLUMN_PX = 358
+from ..columns import PHONE_COLUMN_PX
+
+#: Width in CSS pixels of the text column on the phone the figures are drawn for
+#: (:data:`seqrmt.columns.PHONE_COLUMN_PX`, which the site's stylesheet also reads).
+COLUMN_PX = PHONE_COLUMN_PX
 
 _TEX = {
     "alpha": "α",
