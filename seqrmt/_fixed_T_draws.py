@@ -1,10 +1,12 @@
 """The sparse draws behind the fixed-``T`` spike (:mod:`seqrmt.fixed_T_spike`): tokens of a block of
-``V`` columns, the spectral weights of ``s`` and of the token counts on a draw's eigenvectors, and the top
-of a sparse draw's spectrum (the outlier of ``dM`` along ``s``)."""
+``V`` columns, the spectral weights of ``s`` and of the token counts on a draw's eigenvectors, the top
+of a sparse draw's spectrum (the outlier of ``dM`` along ``s``), and all the draws of one model
+(:func:`_token_samples`)."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -166,3 +168,69 @@ def _sparse_outlier(
         rv.append(float(wt[big].sum()))
     tv, rv = np.array(tv), np.array(rv)
     return float(tv @ rv / rv.sum()), float(rv.mean())
+
+
+@dataclass(frozen=True)
+class _TokenSamples:
+    """The sampled token spectrum of one fixed-``T`` model (:func:`_token_samples`).
+
+    ``t`` the eigenvalues of ``m_c`` of all the dense draws, sorted, without the outliers of ``m`` along
+    ``s``, and ``r`` their ``s``-weights divided by the number of draws; ``perron`` the mean Perron
+    eigenvalue and weight ``(tau, w_1)``; ``outlier`` and ``half_outlier`` the atom ``(t_*, w_*)`` of
+    that outlier from the full-size and the half-size sparse draws, and ``s_mass`` the mean ``s``-mass
+    of a dense draw (all three ``None`` without an outlier)."""
+
+    t: np.ndarray
+    r: np.ndarray
+    perron: tuple[float, float]
+    outlier: tuple[float, float] | None = None
+    half_outlier: tuple[float, float] | None = None
+    s_mass: float | None = None
+
+
+def _token_samples(
+    n_tokens: int,
+    block: int,
+    ratio: float,
+    w: np.ndarray,
+    R: np.ndarray,
+    gamma: float,
+    rng: np.random.Generator,
+    outlier_block: int,
+    outlier_draws: int,
+) -> _TokenSamples:
+    """The draws of a :class:`seqrmt.FixedTSpike` (its options, checked): dense draws of ``block``
+    tokens, ``n_tokens`` in all, whose top eigenvector is an outlier of ``m`` along ``s`` when its
+    ``s``-weight is above ``25 / block`` and it tops its draw; with such an outlier in half the draws
+    or more, its atom from ``outlier_draws`` sparse draws of ``outlier_block`` tokens and of half as
+    many (one eigenvector when it lies well above the next eigenvalue, else the top eight)."""
+    n_blocks = max(2, int(round(n_tokens / block)))
+    N = max(2, int(round(ratio * block)))
+    ts, rs, taus, w1s, outs = [], [], [], [], []
+    thr = _OUTLIER_WEIGHT / block
+    for _ in range(n_blocks):
+        tb, rb, tau, w1 = _spike_block(block, N, w, R, gamma, rng)
+        i = int(np.argmax(rb)) if rb.size else -1
+        if i >= 0 and rb[i] > thr and tb[i] >= tb.max():  # above the bulk: an atom of its own
+            outs.append((tb[i], rb[i], tb[i] / max(float(np.partition(tb, -2)[-2]), 1e-300), float(rb.sum())))
+            tb, rb = np.delete(tb, i), np.delete(rb, i)
+        ts.append(tb)
+        rs.append(rb)
+        taus.append(tau)
+        w1s.append(w1)
+    tt, rr = np.concatenate(ts), np.concatenate(rs) / n_blocks
+    order = np.argsort(tt)
+    samples = _TokenSamples(tt[order], rr[order], (float(np.mean(taus)), float(np.mean(w1s))))
+    if 2 * len(outs) < n_blocks:
+        return samples
+    ot, orw, sep, _ = (np.array(v, dtype=float) for v in zip(*outs))
+    s_mass = float(np.mean([rb.sum() for rb in rs])) + float(orw.sum()) / n_blocks
+    # well above the next eigenvalue: one eigenvector holds it; otherwise (short T, where
+    # the tail of nu_M reaches it) it spreads over the top few eigenvectors of a large draw
+    k = 1 if float(np.median(sep)) > 1.5 else 8
+    full = _sparse_outlier(outlier_block, outlier_draws, ratio, w, R, gamma, rng, k)
+    half = _sparse_outlier(outlier_block // 2, outlier_draws, ratio, w, R, gamma, rng, k)
+    if full is None or half is None:
+        full = (float(ot @ orw / orw.sum()), float(orw.sum()) / n_blocks)
+        half = full
+    return _TokenSamples(samples.t, samples.r, samples.perron, full, half, s_mass)

@@ -14,12 +14,13 @@ from scipy.optimize import brentq
 
 from . import _cache, _checks
 from ._data import _load
-from ._numerics import _compress, _realized, _silverstein_solve
+from ._numerics import _realized
 from .attention import alpha as _alpha
 from .attention import kappa as _kappa
 from .attention import named_weights
 from .attention import sigma_w as _sigma_w
-from ._fixed_T_draws import _OUTLIER_WEIGHT, _default_draws, _sparse_outlier, _spike_block
+from ._fixed_T_draws import _default_draws, _token_samples
+from ._fixed_T_equation import _atom_sets, _Measures
 from .fixed_T_bulk import _token_rank_fraction
 from .model import markov_correlation, prefix_correlation
 from .spectrum import _bulk_edges
@@ -33,100 +34,6 @@ __all__ = [
     "load_fixed_T_spike_correlated",
     "fixed_T_setting",
 ]
-
-
-class _Measures:
-    """``nu_M`` (atoms ``t``, masses ``p``), ``nu_s`` (the bulk part on the same atoms, masses ``r``, and
-    the outliers of ``m`` along ``s``: atoms ``to`` of masses ``ro`` and no ``nu_M`` mass) and the
-    functions of the equation on a grid of ``x`` (one per number of atoms)."""
-
-    def __init__(self, t, p, r, to, ro, c, x_lo, x_mid):
-        self.t, self.p, self.r = t, p, r
-        self.to, self.ro, self.c = np.asarray(to, dtype=float), np.asarray(ro, dtype=float), c
-        self.U = float(max(t.max(), self.to.max(initial=0.0)) * (1.0 + np.sqrt(c)) ** 2)
-        x = np.union1d(np.linspace(x_lo, x_mid, 1200), np.geomspace(x_mid, x_mid * 1e5, 400))
-        self.poles = []
-        for a in self.to:  # G(x0) = 1/a: the pole of H of an outlier above nu_M
-            if a > t.max():
-                q = t / (1.0 - t / a)
-                if -a * a + c * float((q * q) @ p) < 0:  # dz/dG < 0: the physical branch
-                    x0 = a + c * float(q @ p)
-                    self.poles.append(x0)
-                    x = np.union1d(x, x0 * (1.0 + np.geomspace(1e-10, 0.5, 300)))
-                    x = x[(x <= x0 * (1 - 1e-3)) | (x > x0)]
-        self.x = x
-        self.Hg = self.H_of(x)[0]
-        self.branch = int(np.argmax(self.Hg.real))  # Re H decreases from there to the end
-
-    def H_of(self, x, eta=None):
-        """``(H, H', G)`` at ``x + i eta`` (default ``eta = 1e-9 U``)."""
-        x = np.asarray(x, dtype=float)
-        t, p, r, c = self.t, self.p, self.r, self.c
-        G = _silverstein_solve(x, 1e-9 * self.U if eta is None else eta, t, p, c, self.U)
-        q = t / (1.0 - np.multiply.outer(G, t))
-        F, Fp = q @ r, (q * q) @ r
-        if self.to.size:
-            qo = self.to / (1.0 - np.multiply.outer(G, self.to))
-            F, Fp = F + qo @ self.ro, Fp + (qo * qo) @ self.ro
-        dzdG = -1.0 / G**2 + c * ((q * q) @ p)
-        return G * F, (F + G * Fp) / dzdG, G
-
-    def roots(self, levels):
-        """Largest ``x`` with ``Re H(x) = level`` on the decreasing top branch (``nan`` where there is
-        none), for every level at once: the bracketing grid cell, then safeguarded Newton steps."""
-        h, xg, i0 = self.Hg.real, self.x, self.branch
-        levels = np.asarray(levels, dtype=float)
-        out = np.full(levels.shape, np.nan)
-        ok = levels < h[i0]
-        if not ok.any():
-            return out
-        tail = h[i0:]
-        above = tail[None, :] > levels[ok][:, None]
-        j = i0 + tail.size - 1 - np.argmax(above[:, ::-1], axis=1)
-        if np.any(j >= h.size - 1):
-            raise ValueError("the signal eigenvalue lies beyond the computed range (beta too large)")
-        lo, hi, lev = xg[j], xg[j + 1], levels[ok]
-        x = lo + (hi - lo) * (h[j] - lev) / (h[j] - h[j + 1])
-        for _ in range(60):
-            Hx, Hp, _ = self.H_of(x)
-            f = Hx.real - lev
-            lo = np.where(f > 0, x, lo)
-            hi = np.where(f > 0, hi, x)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                step = x - f / Hp.real
-            inside = np.isfinite(step) & (step > lo) & (step < hi)
-            new = np.where(inside, step, 0.5 * (lo + hi))
-            done = np.abs(new - x) <= 1e-12 * np.abs(x)
-            x = new
-            if done.all():
-                break
-        out[ok] = x
-        return out
-
-    def solve(self, b, delta):
-        """``(x, eta, width)`` arrays for spike norms ``b`` (``nan`` location without a root)."""
-        b = np.asarray(b, dtype=float)
-        x = np.full(b.shape, np.nan)
-        eta, width = np.zeros(b.shape), np.zeros(b.shape)
-        pos = b > delta
-        if pos.any():
-            x[pos] = self.roots(delta / (b[pos] - delta))
-        has = ~np.isnan(x)
-        if has.any():
-            Hx, Hp, G = self.H_of(x[has])
-            width[has] = np.abs(Hx.imag / Hx.real)
-            eta[has] = (-G * (1.0 + Hx) ** 2 * delta / (b[has] * Hp)).real
-        at = np.abs(b - delta) <= 1e-12 * delta  # b = delta (beta = 0): the root is the pole
-        if at.any() and self.poles:
-            k = int(np.argmax(self.poles))
-            g0 = 1.0 / self.to[k]
-            q = self.t / (1.0 - self.t * g0)
-            dzdg = -1.0 / g0**2 + self.c * float((q * q) @ self.p)
-            # H ~ A / (x - x0) near the pole, A = -w_* G0 / G'(x0): eta -> G0 A delta / b
-            x[at] = self.poles[k]
-            eta[at] = -self.ro[k] * g0**2 * dzdg * delta / b[at]
-            width[at] = 0.0
-        return x, eta, width
 
 
 def _checked_options(
@@ -177,6 +84,22 @@ def _checked_arguments(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, o
     R = _checks.correlation(R)
     w = _checks.weights(w, T=R.shape[0])
     return delta, gamma, w, R, _checked_options(w, **options)
+
+
+def _poisson_atoms(
+    ratio: float, gamma: float, kappa: float, delta: float, d: int | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(t, p, r)`` of ``nu_M`` and ``nu_s`` at ``T' = 1``, exact: ``gamma kappa Poisson(delta/gamma)``
+    (``ratio = delta/gamma``), an atom per count ``k`` of draws of a token; with ``d``, only the counts
+    that half a token or more of ``V = d/delta`` reach."""
+    from scipy.stats import poisson
+
+    kk = np.arange(1, int(ratio + 12.0 * np.sqrt(ratio) + 40.0))
+    if d is not None:  # the count classes reached by half a token or more of V = d/delta
+        kk = kk[poisson.sf(kk - 1, ratio) * d / delta >= 0.5]
+    t = gamma * kappa * kk
+    p = poisson.pmf(kk, ratio)
+    return t, p, p.copy()
 
 
 @dataclass(frozen=True)
@@ -467,80 +390,49 @@ class FixedTSpike:
         c = 1.0 / self.delta
         ratio = self.delta / self.gamma
         self.s_outlier = self.outlier_bias = None
-        to, ro = np.zeros(0), np.zeros(0)
-        half_atom = None
-        if Tp == 1:
-            from scipy.stats import poisson
-
-            kk = np.arange(1, int(ratio + 12.0 * np.sqrt(ratio) + 40.0))
-            if self.d is not None:  # the count classes reached by half a token or more of V = d/delta
-                kk = kk[poisson.sf(kk - 1, ratio) * self.d / self.delta >= 0.5]
-            t = self.gamma * self.kappa * kk
-            p = poisson.pmf(kk, ratio)
-            r = p.copy()
-            rc = (t, p, r)
+        if Tp == 1:  # exact, without draws
+            main = coarse = (
+                *_poisson_atoms(ratio, self.gamma, self.kappa, self.delta, self.d),
+                np.zeros(0),
+                np.zeros(0),
+            )
+            half = None
             self.perron = None
             self._samples = None
         else:
-            rng = np.random.default_rng(seed)
-            n_blocks = max(2, int(round(n_tokens / block)))
-            N = max(2, int(round(ratio * block)))
-            ts, rs, taus, w1s, outs = [], [], [], [], []
-            thr = _OUTLIER_WEIGHT / block
-            for _ in range(n_blocks):
-                tb, rb, tau, w1 = _spike_block(block, N, self.w, self.R, self.gamma, rng)
-                i = int(np.argmax(rb)) if rb.size else -1
-                if i >= 0 and rb[i] > thr and tb[i] >= tb.max():  # above the bulk: an atom of its own
-                    outs.append((tb[i], rb[i], tb[i] / max(float(np.partition(tb, -2)[-2]), 1e-300), float(rb.sum())))
-                    tb, rb = np.delete(tb, i), np.delete(rb, i)
-                ts.append(tb)
-                rs.append(rb)
-                taus.append(tau)
-                w1s.append(w1)
-            tt, rr = np.concatenate(ts), np.concatenate(rs) / n_blocks
-            order = np.argsort(tt)
-            tt, rr = tt[order], rr[order]
             h0 = 1.0 - _token_rank_fraction(Tp, Tp * ratio)
-            self._samples = (tt, (1.0 - h0) / tt.size)  # sampled bulk of nu_M, mass of one point
-            self.perron = (float(np.mean(taus)), float(np.mean(w1s)))
-            if 2 * len(outs) >= n_blocks:  # an outlier of m along s
-                ot, orw, sep, tot = (np.array(v, dtype=float) for v in zip(*outs))
-                s_mass = float(np.mean([rb.sum() for rb in rs])) + float(orw.sum()) / n_blocks
-                # well above the next eigenvalue: one eigenvector holds it; otherwise (short T, where
-                # the tail of nu_M reaches it) it spreads over the top few eigenvectors of a large draw
-                k = 1 if float(np.median(sep)) > 1.5 else 8
-                full = _sparse_outlier(outlier_block, outlier_draws, ratio, self.w, self.R, self.gamma, rng, k)
-                half = _sparse_outlier(outlier_block // 2, outlier_draws, ratio, self.w, self.R, self.gamma, rng, k)
-                if full is None or half is None:
-                    full = (float(ot @ orw / orw.sum()), float(orw.sum()) / n_blocks)
-                    half = full
-                self.s_outlier = full
-                self.outlier_bias = (full[0] - half[0], full[1] - half[1])
-                to, ro = np.array([full[0]]), np.array([full[1]])
-                half_atom = (np.array([half[0]]), np.array([half[1]]))
-            else:
-                s_mass = None
-
-            def grouped(K, ro=ro):
-                t, counts, r = _compress(tt, K, 0, weights=rr)
-                p = (1.0 - h0) * counts / counts.sum()
-                t = t * self.kappa * self.delta / float(t @ p)  # exact mean of nu_M
-                if s_mass is None:
-                    r = r * self.alpha * self.delta / max(float(t @ r), 1e-300)  # exact mean of nu_s
-                else:
-                    r = r * max(s_mass - float(ro.sum()), 0.0) / max(float(r.sum()), 1e-300)
-                return t, p, r
-
-            t, p, r = grouped(n_atoms)
-            rc = grouped(max(10, n_atoms // 2))
-        self._t, self._p, self._r, self._c = t, p, r, c
-        self.s_mean_error = float((t @ r + to @ ro) / (self.alpha * self.delta) - 1.0)
+            rng = np.random.default_rng(seed)
+            samples = _token_samples(
+                n_tokens, block, ratio, self.w, self.R, self.gamma, rng, outlier_block, outlier_draws
+            )
+            self._samples = (samples.t, (1.0 - h0) / samples.t.size)  # sampled bulk of nu_M, mass of one point
+            self.perron = samples.perron
+            if samples.outlier is not None:  # an outlier of m along s: an atom of its own
+                (t_out, w_out), (t_half, w_half) = samples.outlier, samples.half_outlier
+                self.s_outlier = samples.outlier
+                self.outlier_bias = (t_out - t_half, w_out - w_half)
+            main, coarse, half = _atom_sets(
+                samples.t,
+                samples.r,
+                n_atoms,
+                h0,
+                self.kappa,
+                self.alpha,
+                self.delta,
+                samples.s_mass,
+                samples.outlier,
+                samples.half_outlier,
+            )
+        self._t, self._p, self._r, to, ro = main
+        self._c = c
+        self.s_mean_error = float((self._t @ self._r + to @ ro) / (self.alpha * self.delta) - 1.0)
         edge = _bulk_edges(self.delta, self.gamma, self.kappa)[1]
         lo, mid = 0.5 * self.kappa, 3.0 * edge
-        self._m = _Measures(t, p, r, to, ro, c, lo, mid)
-        self._mc = _Measures(*rc, to, ro, c, lo, mid)
-        # the same with the outlier atom of the half-size sparse draws: its draw error
-        self._mo = None if half_atom is None else _Measures(*grouped(n_atoms, half_atom[1]), *half_atom, c, lo, mid)
+        # the equation; the same with half as many atoms (the discretization error) and with the outlier
+        # atom of the half-size sparse draws (the draw error)
+        self._m, self._mc, self._mo = (
+            None if atoms is None else _Measures(*atoms, c, lo, mid) for atoms in (main, coarse, half)
+        )
         self._U, self._x, self._H, self._branch = self._m.U, self._m.x, self._m.Hg, self._m.branch
         hmax = float(self._H.real[self._branch])
         self.beta_onset = self.delta / hmax if hmax > 0 else math.inf

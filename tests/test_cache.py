@@ -7,7 +7,7 @@ import pickle
 import numpy as np
 
 import seqrmt as sr
-from seqrmt import _cache
+from seqrmt import _cache, _fixed_T_draws
 import seqrmt.fixed_T_bulk as fb
 import seqrmt.fixed_T_spike as fs
 
@@ -87,7 +87,7 @@ def test_a_model_at_fixed_T_is_read_from_another_process_entry(monkeypatch, tmp_
     def no_draws(*args, **kwargs):
         raise AssertionError("drew tokens although the model was on disk")
 
-    monkeypatch.setattr(fs, "_spike_block", no_draws)
+    monkeypatch.setattr(_fixed_T_draws, "_spike_block", no_draws)
     monkeypatch.setattr(fb, "_token_block", no_draws)
     again = sr.fixed_T_predict(0.5, 0.5, w, R, 2.0)
     assert (again.sample_outlier, again.overlap) == (first.sample_outlier, first.overlap)

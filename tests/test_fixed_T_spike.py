@@ -17,9 +17,10 @@ import numpy as np
 import pytest
 
 import seqrmt as sr
-from seqrmt import fixed_T_spike
 from seqrmt import fixed_T_spike as sp
+from seqrmt import _fixed_T_draws
 from seqrmt import validation as sv
+from seqrmt._fixed_T_equation import _Measures
 
 DELTA = GAMMA = 0.5
 LOC_TOL, OV_TOL = 0.01, 0.015  # added to two standard errors of the simulated mean
@@ -292,7 +293,7 @@ def test_information_plus_noise_closed_form():
     """With a token spectrum concentrated at one point (nu_M = rho_s = delta at kappa delta) the
     equations are those of a spiked information-plus-noise matrix: outlier
     (1 + beta)(beta + delta)/beta and squared cosine (beta^2 - delta)/(beta (beta + delta))."""
-    point = sp._Measures(np.array([DELTA]), np.array([1.0]), np.array([1.0]), [], [], 1 / DELTA, 0.25, 10.0)
+    point = _Measures(np.array([DELTA]), np.array([1.0]), np.array([1.0]), [], [], 1 / DELTA, 0.25, 10.0)
     beta = 2.0
     x, eta, width = (float(v[0]) for v in point.solve(np.array([beta + DELTA]), DELTA))
     assert x == pytest.approx((1 + beta) * (beta + DELTA) / beta, rel=1e-6)
@@ -303,7 +304,7 @@ def test_information_plus_noise_closed_form():
 def test_an_outlier_atom_gives_the_information_plus_noise_pole():
     """An atom of nu_s with no nu_M mass above nu_M puts a pole in H at psi(t) = t + c int t a/(a - t):
     the root for any b > delta lies above it."""
-    point = sp._Measures(np.array([DELTA]), np.array([1.0]), np.array([0.3]), [3.0], [0.7], 1 / DELTA, 0.25, 10.0)
+    point = _Measures(np.array([DELTA]), np.array([1.0]), np.array([0.3]), [3.0], [0.7], 1 / DELTA, 0.25, 10.0)
     assert len(point.poles) == 1
     x0 = point.poles[0]
     assert x0 == pytest.approx(3.0 * (1 + 1 / (3.0 - DELTA)), rel=1e-12)  # a + c p t a / (a - t)
@@ -317,7 +318,7 @@ def test_squared_cosine_is_never_clipped():
     m = sr.fixed_T_spike_model(DELTA, GAMMA, sr.mean_weights(2), np.eye(2))
     bad = sp.FixedTSpike.__new__(sp.FixedTSpike)
     bad.__dict__.update(m.__dict__)
-    bad._m = sp._Measures(m._t, m._p, 3.0 * m._r, [], [], m._c, 0.5 * m.kappa, 10.0)
+    bad._m = _Measures(m._t, m._p, 3.0 * m._r, [], [], m._c, 0.5 * m.kappa, 10.0)
     bad._mc = bad._m
     with pytest.warns(RuntimeWarning, match="outside"):
         _, eta, _ = bad.outlier(6.0)
@@ -356,8 +357,8 @@ def test_a_curve_after_the_model_draws_nothing(monkeypatch):
     def no_draws(*args, **kwargs):
         raise AssertionError("the curve drew tokens")
 
-    monkeypatch.setattr(fixed_T_spike, "_spike_block", no_draws)
-    monkeypatch.setattr(fixed_T_spike, "_sparse_outlier", no_draws)
+    monkeypatch.setattr(_fixed_T_draws, "_spike_block", no_draws)
+    monkeypatch.setattr(_fixed_T_draws, "_sparse_outlier", no_draws)
     x, eta = m.curve(np.linspace(1.0, 6.0, 40))
     assert x.shape == eta.shape == (40,) and np.isfinite(eta[-1])
 
