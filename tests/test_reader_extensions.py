@@ -245,3 +245,17 @@ def test_sidebar_expand_buttons_get_a_name(as_soup):
     assert summaries[1].get("aria-label") is None and summaries[1].get_text() == "Has text"
     seqrmt_site._name_nav_toggles(context)  # wrapping twice changes nothing
     assert str(context["generate_toctree_html"]("sidebar")).count("aria-label") == 1
+
+
+def test_search_template_defers_the_themes_three_search_scripts():
+    """``_templates/search.html`` replaces the scripts block of the theme's search page: the theme's
+    block is its layout's plus exactly these three plain scripts, which ours writes deferred."""
+    import re
+
+    block = re.compile(r"\{%-? block scripts -?%\}(.*?)\{%-? endblock scripts %\}", re.S)
+    theirs = block.search(_theme_file("search.html").read_text(encoding="utf-8")).group(1)
+    ours = block.search((ROOT / "_templates" / "search.html").read_text(encoding="utf-8")).group(1)
+    sources = re.findall(r"<script src=\"(\{\{ pathto\([^)]*\) \}\})\"></script>", theirs)
+    assert "{{ super() }}" in theirs and len(sources) == theirs.count("<script") == 3, theirs
+    assert "{{ super.super() }}" in ours and "super()" not in ours.replace("super.super()", "")
+    assert re.findall(r"<script defer src=\"(\{\{ pathto\([^)]*\) \}\})\"></script>", ours) == sources

@@ -153,8 +153,8 @@ def test_phone_figure_check_catches_shrunk_figures_and_a_wide_table(new_page, si
     tables again, the check reports both."""
     page = new_page(viewport=PHONE)
     _open(page, f"{site_url}/book/07_how_exact.html")
-    page.wait_for_function(site_checks.JS_WIDGETS_SETTLED, timeout=TIMEOUT_MS)
     site_checks.lay_out_everything(page)
+    site_checks.wait_settled(page, TIMEOUT_MS)  # the explorers render when they come near
     checked, problems = site_checks.phone_figure_problems(page)
     assert checked > 20 and not problems, (checked, problems)
     assert page.locator("main img.seqrmt-frame[data-seqrmt-text-px]").count() > 0

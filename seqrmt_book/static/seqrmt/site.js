@@ -43,8 +43,11 @@
 
   /* A wide equation becomes a tab stop with a hint; any other scroll box (code, outputs,
    * tables, registered by the theme's script through seqrmtWatchScrollable) is a tab stop
-   * (tabindex 0) when it can scroll and focusable only by script (-1) when it cannot. */
-  function mark(box) {
+   * (tabindex 0) when it can scroll and focusable only by script (-1) when it cannot.
+   * measure() only reads sizes and apply() only writes attributes: a batch of boxes is read
+   * whole, then written, so that the layout is computed once for the batch, not once per box
+   * (a chapter has hundreds of formulas). */
+  function measure(box) {
     /* An inline formula (span.math, overflow hidden in the theme's CSS) is wide when its
      * typeset formula is wider than the span, which the column limits (max-width 100%); its
      * scrollWidth is not a measure: the hidden MathML for screen readers counts in it. */
@@ -52,20 +55,31 @@
     var formula = inline ? box.querySelector("mjx-math") : null;
     var scrolls = inline ? !!formula && formula.getBoundingClientRect().width > box.clientWidth + 1
                          : box.scrollWidth > box.clientWidth + 1;
+    var math = box.classList.contains("math") || box.classList.contains("amsmath");
+    return { scrolls: scrolls, tall: !math && box.scrollHeight > box.clientHeight + 1 };
+  }
+
+  function apply(box, size) {
     if (!box.classList.contains("math") && !box.classList.contains("amsmath")) {
-      box.tabIndex = scrolls || box.scrollHeight > box.clientHeight + 1 ? 0 : -1;
+      var index = size.scrolls || size.tall ? "0" : "-1";
+      if (box.getAttribute("tabindex") !== index) box.setAttribute("tabindex", index);
       return;
     }
     var marked = box.classList.contains("seqrmt-scrolls");
-    if (scrolls && !marked) {
+    if (size.scrolls && !marked) {
       box.classList.add("seqrmt-scrolls");
       box.setAttribute("tabindex", "0");
       box.setAttribute("title", "Wide equation: scroll sideways");
-    } else if (!scrolls && marked) {
+    } else if (!size.scrolls && marked) {
       box.classList.remove("seqrmt-scrolls");
       box.removeAttribute("tabindex");
       box.removeAttribute("title");
     }
+  }
+
+  function mark(boxes) {
+    var sizes = boxes.map(measure);
+    boxes.forEach(function (box, i) { apply(box, sizes[i]); });
   }
 
   /* A ResizeObserver reports a box when it is first laid out (sections far from the
@@ -74,11 +88,13 @@
    * never forcing one (the theme's own check read every box at load, which laid out
    * the whole page). */
   var observer = "ResizeObserver" in window ? new ResizeObserver(function (entries) {
-    entries.forEach(function (e) { mark(e.target.__seqrmtBox || e.target); });
+    var seen = new Set();
+    entries.forEach(function (e) { seen.add(e.target.__seqrmtBox || e.target); });
+    mark(Array.from(seen));
   }) : null;
 
   function watch(box) {
-    if (!observer) { mark(box); return; }
+    if (!observer) { mark([box]); return; }
     if (box.__seqrmtBox === undefined) {
       box.__seqrmtBox = box;
       observer.observe(box);
