@@ -88,6 +88,107 @@ def _attributes_of(tree: ast.Module, alias: str) -> set[str] | None:
     return attrs
 
 
+class _PackageSource:
+    """The parsed modules of a package (a module that does not parse counts as empty), and what their
+    import statements name."""
+
+    def __init__(self, root: Path, package: str) -> None:
+        self.files = {_module_name(p, root, package): p for p in _sources(root)}
+        self.trees: dict[str, ast.Module] = {}
+        for name, path in self.files.items():
+            try:
+                self.trees[name] = ast.parse(path.read_bytes(), filename=str(path))
+            except (OSError, SyntaxError, ValueError):
+                self.trees[name] = ast.Module(body=[], type_ignores=[])
+
+    def resolve(self, name: str, node: ast.ImportFrom) -> str:
+        """The module that ``from ... import`` of module ``name`` imports from (relative imports resolved)."""
+        if not node.level:
+            return node.module or ""
+        here = name if self.files[name].name == "__init__.py" else name.rpartition(".")[0]
+        base = ".".join(here.split(".")[: len(here.split(".")) - node.level + 1])
+        return f"{base}.{node.module}" if node.module else base
+
+    def origin(self, module: str, attr: str, depth: int = 0) -> str:
+        """The module that defines ``attr`` of ``module`` (following ``from .m import attr``)."""
+        for node in self.trees[module].body:
+            if isinstance(node, ast.ImportFrom) and depth < 8:
+                for a in node.names:
+                    if (a.asname or a.name) == attr and self.resolve(module, node) in self.files:
+                        base = self.resolve(module, node)
+                        if f"{base}.{a.name}" in self.files:
+                            return f"{base}.{a.name}"
+                        return self.origin(base, a.name, depth + 1)
+        return module
+
+    def star(self, module: str) -> list[str]:
+        """The names ``from module import *`` binds (its ``__all__``, else its public names)."""
+        names: list[str] | None = None
+        public = [n for n in _top_level_names(self.trees[module]) if n[:1] != "_"]
+        for node in self.trees[module].body:
+            target = node.target if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else None
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target = node.targets[0]
+            if not (isinstance(target, ast.Name) and target.id == "__all__"):
+                continue
+            value = node.value
+            if not isinstance(value, (ast.List, ast.Tuple)) or not all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts
+            ):
+                return public
+            listed = [e.value for e in value.elts]
+            names = (names or []) + listed if isinstance(node, ast.AugAssign) else listed
+        return names if names is not None else public
+
+    def exports(self, pkg: str) -> dict[str, str]:
+        """Name -> the module that defines it, for the names module ``pkg`` imports from others."""
+        out: dict[str, str] = {}
+        for node in self.trees[pkg].body:
+            if isinstance(node, ast.ImportFrom) and self.resolve(pkg, node) in self.files:
+                base = self.resolve(pkg, node)
+                for a in node.names:
+                    if a.name == "*":
+                        out.update({n: self.origin(base, n) for n in self.star(base)})
+                    elif f"{base}.{a.name}" in self.files:
+                        out[a.asname or a.name] = f"{base}.{a.name}"
+                    else:
+                        out[a.asname or a.name] = self.origin(base, a.name)
+        return out
+
+    def _imported(self, tree: ast.Module, alias: ast.alias) -> set[str]:
+        """The modules ``import alias`` depends on (see :func:`import_graph`)."""
+        parts = alias.name.split(".")
+        deps = {m for m in (".".join(parts[: i + 1]) for i in range(1, len(parts))) if m in self.files}
+        target = alias.name if alias.asname else parts[0]
+        if target not in self.files:
+            return deps
+        attrs = _attributes_of(tree, alias.asname or parts[0])
+        known = self.exports(target)
+        if attrs is None or not attrs <= known.keys() | {n.rpartition(".")[2] for n in self.files}:
+            return deps | {target}
+        return deps | {known.get(attr, f"{target}.{attr}") for attr in attrs}
+
+    def dependencies(self, name: str) -> set[str]:
+        """The package's modules that module ``name`` imports (every import statement, in functions too)."""
+        tree = self.trees[name]
+        deps: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    deps |= self._imported(tree, alias)
+            elif isinstance(node, ast.ImportFrom):
+                base = self.resolve(name, node)
+                if base not in self.files:
+                    continue
+                subs = {f"{base}.{a.name}" for a in node.names} & self.files.keys()
+                deps.update(subs)
+                if len(subs) < len(node.names):  # a name of the module itself
+                    deps.add(base)
+        deps = {d for d in deps if d in self.files}
+        deps.discard(name)
+        return deps
+
+
 @functools.lru_cache(maxsize=8)
 def import_graph(root: Path = ROOT, package: str = PACKAGE) -> dict[str, tuple[set[str], Path]]:
     """Module name -> (the package's modules it imports, its file), from the source of every module
@@ -99,94 +200,8 @@ def import_graph(root: Path = ROOT, package: str = PACKAGE) -> dict[str, tuple[s
     ``sr`` otherwise or a name defined there.  A package's ``__init__`` counts only when it is
     imported as such (importing ``seqrmt.plots.bulk`` does not make ``seqrmt/plots/__init__.py`` a
     dependency: the package's ``__init__`` files only re-export)."""
-    files = {_module_name(p, root, package): p for p in _sources(root)}
-    trees: dict[str, ast.Module] = {}
-    for name, path in files.items():
-        try:
-            trees[name] = ast.parse(path.read_bytes(), filename=str(path))
-        except (OSError, SyntaxError, ValueError):
-            trees[name] = ast.Module(body=[], type_ignores=[])
-
-    def resolve(name: str, node: ast.ImportFrom) -> str:
-        if not node.level:
-            return node.module or ""
-        here = name if files[name].name == "__init__.py" else name.rpartition(".")[0]
-        base = ".".join(here.split(".")[: len(here.split(".")) - node.level + 1])
-        return f"{base}.{node.module}" if node.module else base
-
-    def origin(module: str, attr: str, depth: int = 0) -> str:
-        """The module that defines ``attr`` of ``module`` (following ``from .m import attr``)."""
-        for node in trees[module].body:
-            if isinstance(node, ast.ImportFrom) and depth < 8:
-                for a in node.names:
-                    if (a.asname or a.name) == attr and resolve(module, node) in files:
-                        base = resolve(module, node)
-                        return f"{base}.{a.name}" if f"{base}.{a.name}" in files else origin(base, a.name, depth + 1)
-        return module
-
-    def star(module: str) -> list[str]:
-        """The names ``from module import *`` binds (its ``__all__``, else its public names)."""
-        names: list[str] | None = None
-        for node in trees[module].body:
-            target = node.target if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else None
-            if isinstance(node, ast.Assign) and len(node.targets) == 1:
-                target = node.targets[0]
-            if not (isinstance(target, ast.Name) and target.id == "__all__"):
-                continue
-            value = node.value
-            if not isinstance(value, (ast.List, ast.Tuple)) or not all(
-                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts
-            ):
-                return [n for n in _top_level_names(trees[module]) if n[:1] != "_"]
-            listed = [e.value for e in value.elts]
-            names = (names or []) + listed if isinstance(node, ast.AugAssign) else listed
-        return names if names is not None else [n for n in _top_level_names(trees[module]) if n[:1] != "_"]
-
-    def exports(pkg: str) -> dict[str, str]:
-        """Name -> the module that defines it, for the names module ``pkg`` imports from others."""
-        out: dict[str, str] = {}
-        for node in trees[pkg].body:
-            if isinstance(node, ast.ImportFrom) and resolve(pkg, node) in files:
-                base = resolve(pkg, node)
-                for a in node.names:
-                    if a.name == "*":
-                        out.update({n: origin(base, n) for n in star(base)})
-                    else:
-                        out[a.asname or a.name] = (
-                            f"{base}.{a.name}" if f"{base}.{a.name}" in files else origin(base, a.name)
-                        )
-        return out
-
-    graph: dict[str, tuple[set[str], Path]] = {}
-    for name, tree in trees.items():
-        deps: set[str] = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    parts = alias.name.split(".")
-                    deps.update(m for m in (".".join(parts[: i + 1]) for i in range(1, len(parts))) if m in files)
-                    target = alias.name if alias.asname else parts[0]
-                    if target not in files:
-                        continue
-                    attrs = _attributes_of(tree, alias.asname or parts[0])
-                    known = exports(target)
-                    if attrs is None or not attrs <= known.keys() | {n.rpartition(".")[2] for n in files}:
-                        deps.add(target)
-                        continue
-                    for attr in attrs:
-                        deps.add(known.get(attr, f"{target}.{attr}"))
-            elif isinstance(node, ast.ImportFrom):
-                base = resolve(name, node)
-                if base not in files:
-                    continue
-                subs = {f"{base}.{a.name}" for a in node.names} & files.keys()
-                deps.update(subs)
-                if len(subs) < len(node.names):  # a name of the module itself
-                    deps.add(base)
-        deps = {d for d in deps if d in files}
-        deps.discard(name)
-        graph[name] = (deps, files[name])
-    return graph
+    source = _PackageSource(root, package)
+    return {name: (source.dependencies(name), path) for name, path in source.files.items()}
 
 
 def _reads_data(path: Path) -> bool:

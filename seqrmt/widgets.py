@@ -541,24 +541,58 @@ def explore(
         raise ValueError(f"dpi must be a positive number, got {dpi!r}")
     values = _check_grid(grid, max_frames)
     start = _default_indices(values, defaults)
+    labels = _explore_labels(values, description, name)
+    frames = _render_frames(plot, values, labels, dpi, progress)
+    # nested stacks (level d is indexed by slider d), for the frames and for their text descriptions
+    levels: list[list[widgets.Stack]] = [[] for _ in values]
+    root = _stacks(values, start, frames, _frame_widget, levels)
+    status = widgets.Box(
+        [_stacks(values, start, frames, lambda f: _status_widget(f["status"]), levels)],
+        layout=widgets.Layout(width="auto"),
+    )
+    status.add_class(STATUS_CLASS)
+    sliders, links = _linked_sliders(values, labels, start, levels)
+    controls = widgets.VBox(sliders)
+    controls.add_class(f"{EXPLORE_CLASS}-controls")
+    box = _Explorer([controls, root, status])
+    box.add_class(EXPLORE_CLASS)
+    box._seqrmt_latex = _explorer_note(name or "this figure", values, labels, start)
+    # Keep references so the links are not garbage-collected with a live kernel
+    # and so tests can inspect the structure.
+    box._seqrmt_links = links  # type: ignore[attr-defined]
+    box._seqrmt_sliders = sliders  # type: ignore[attr-defined]
+    box._seqrmt_stacks = levels  # type: ignore[attr-defined]
+    box._seqrmt_grid = values  # type: ignore[attr-defined]
+    box._seqrmt_frames = frames  # type: ignore[attr-defined]
+    return box
+
+
+def _explore_labels(
+    values: dict[str, list[Any]], description: Mapping[str, str] | None, name: str | None
+) -> dict[str, str]:
+    """The slider label of every grid parameter: ``description``'s, else :data:`PARAMETER_LABELS`'s,
+    else its name (``description`` and ``name`` of :func:`explore` checked)."""
     if description is not None and not isinstance(description, Mapping):
         raise TypeError(f"description must be a dict or None, got {type(description).__name__}")
     labels = dict(description or {})
     unknown = set(labels) - set(values)
     if unknown:
         raise ValueError(f"description has keys that are not grid parameters: {sorted(unknown)}")
-
     if name is not None and not isinstance(name, str):
         raise TypeError(f"name must be a string or None, got {type(name).__name__}")
     for key in values:
         labels.setdefault(key, PARAMETER_LABELS.get(key, key))
+    return labels
 
+
+def _render_frames(
+    plot: Callable[..., Any], values: dict[str, list[Any]], labels: dict[str, str], dpi: float, progress: bool
+) -> dict[tuple[int, ...], dict[str, Any]]:
+    """Every frame of :func:`explore`, by its grid index (row-major: the last parameter varies fastest),
+    with its status text; read from the disk cache when there (:func:`_frame_key`)."""
     names = list(values)
     shape = [len(values[n]) for n in names]
-    total = math.prod(shape)
-
-    # 1. Render every frame (row-major: last parameter varies fastest).
-    bar = _Progress(total, progress)
+    bar = _Progress(math.prod(shape), progress)
     frames: dict[tuple[int, ...], dict[str, Any]] = {}
     try:
         for k, index in enumerate(itertools.product(*(range(s) for s in shape))):
@@ -579,29 +613,36 @@ def explore(
             bar.step(k + 1, ", ".join(f"{n}={_format_value(v)}" for n, v in params.items()))
     finally:
         bar.close()
+    return frames
 
-    # 2. Nested stacks (level d is indexed by slider d), for the frames and for
-    #    their text descriptions.
-    levels: list[list[widgets.Stack]] = [[] for _ in names]
 
-    def build(prefix: tuple[int, ...], leaf: Callable[[dict[str, Any]], widgets.Widget]) -> widgets.Widget:
-        depth = len(prefix)
-        if depth == len(names):
-            return leaf(frames[prefix])
-        children = [build(prefix + (i,), leaf) for i in range(shape[depth])]
-        stack = widgets.Stack(children=children, selected_index=start[names[depth]])
-        levels[depth].append(stack)
-        return stack
+def _stacks(
+    values: dict[str, list[Any]],
+    start: dict[str, int],
+    frames: dict[tuple[int, ...], dict[str, Any]],
+    leaf: Callable[[dict[str, Any]], widgets.Widget],
+    levels: list[list[widgets.Stack]],
+    prefix: tuple[int, ...] = (),
+) -> widgets.Widget:
+    """The tree of stacks below ``prefix`` whose leaves are ``leaf(frame)``; the stack of each depth is
+    added to ``levels[depth]`` (the stacks its slider selects in)."""
+    names = list(values)
+    depth = len(prefix)
+    if depth == len(names):
+        return leaf(frames[prefix])
+    children = [_stacks(values, start, frames, leaf, levels, prefix + (i,)) for i in range(len(values[names[depth]]))]
+    stack = widgets.Stack(children=children, selected_index=start[names[depth]])
+    levels[depth].append(stack)
+    return stack
 
-    root = build((), _frame_widget)
-    status_root = build((), lambda f: _status_widget(f["status"]))
-    status = widgets.Box([status_root], layout=widgets.Layout(width="auto"))
-    status.add_class(STATUS_CLASS)
 
-    # 3. One slider per parameter, linked in the browser to every stack of its level.
+def _linked_sliders(
+    values: dict[str, list[Any]], labels: dict[str, str], start: dict[str, int], levels: list[list[widgets.Stack]]
+) -> tuple[list[widgets.Widget], list[Link]]:
+    """One slider per parameter, linked in the browser to every stack of its level."""
     sliders: list[widgets.Widget] = []
     links: list[Link] = []
-    for depth, pname in enumerate(names):
+    for depth, pname in enumerate(values):
         texts = [_format_value(v) for v in values[pname]]
         if len(set(texts)) < len(texts):  # keep labels distinct (e.g. 0.12341 vs 0.12342)
             texts = [repr(v) for v in values[pname]]
@@ -620,17 +661,17 @@ def explore(
         for stack in levels[depth]:
             links.append(widgets.jslink((slider, "index"), (stack, "selected_index")))
         sliders.append(slider)
+    return sliders, links
 
-    controls = widgets.VBox(sliders)
-    controls.add_class(f"{EXPLORE_CLASS}-controls")
-    box = _Explorer([controls, root, status])
-    box.add_class(EXPLORE_CLASS)
-    what = name or "this figure"
+
+def _explorer_note(what: str, values: dict[str, list[Any]], labels: dict[str, str], start: dict[str, int]) -> str:
+    """The PDF's note in place of an explorer of ``what``: its sliders and their defaults (LaTeX)."""
+    names = list(values)
     params_tex = "; ".join(
         f"{_latex_parameter(labels[n])} in \\{{{', '.join(_latex_escape(t) for t in map(_format_value, values[n]))}\\}}"
         for n in names
     )
-    box._seqrmt_latex = (
+    return (
         "\\begin{center}\\small\\itshape "
         f"The online edition has an interactive version of {_latex_escape(what)}: "
         f"sliders over {params_tex} (default: "
@@ -639,14 +680,6 @@ def explore(
         )
         + ").\\end{center}"
     )
-    # Keep references so the links are not garbage-collected with a live kernel
-    # and so tests can inspect the structure.
-    box._seqrmt_links = links  # type: ignore[attr-defined]
-    box._seqrmt_sliders = sliders  # type: ignore[attr-defined]
-    box._seqrmt_stacks = levels  # type: ignore[attr-defined]
-    box._seqrmt_grid = values  # type: ignore[attr-defined]
-    box._seqrmt_frames = frames  # type: ignore[attr-defined]
-    return box
 
 
 # --------------------------------------------------------------------------- live

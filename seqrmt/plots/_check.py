@@ -354,145 +354,159 @@ def _problems(fig, renderer, *, css_dpi, css_width, columns, min_px, max_legend_
         # the drawn area (cropped to the tight box when saved with bbox_inches="tight")
         css_width = fig.bbox.width / fig.dpi * css_dpi
     px_per_fig_px = css_dpi / fig.dpi  # CSS px (natural size) per figure pixel
-    problems: list[str] = []
-
+    tol = 1.0 / px_per_fig_px  # 1 CSS px
     texts = _texts(fig, renderer)
     legends = _legends(fig)
-    fig_bb = fig.bbox
-
-    # 1. text size at the column widths
-    if texts:
-        smallest = min(texts, key=lambda e: e[4])
-        for col in columns:
-            scale = min(1.0, col / css_width)
-            px = smallest[4] / 72.0 * css_dpi * scale
-            if px < min_px - 0.05:
-                problems.append(
-                    f"text too small: {smallest[1]} is {px:.1f} CSS px at a {col:g} px "
-                    f"column (needs {min_px:g}; font {smallest[4]:.1f} pt, figure "
-                    f"{css_width:.0f} CSS px wide)"
-                )
-
-    # 2. overlaps between texts, and between texts and legends
-    tol = 1.0 / px_per_fig_px  # 1 CSS px
-    boxes = [(e[1], e[3], e[5], e[4], e[2]) for e in texts]
-    legend_texts = {id(t) for _, lg in legends for t in lg.get_texts()}
-    n = len(boxes)
-    if n:
-        ext = np.array([b[1].extents for b in boxes])
-        for i in range(n):
-            li, bi, gi, fi, ti = boxes[i]
-            if id(ti) in legend_texts:
-                continue
-            ox = np.minimum(ext[i, 2], ext[i + 1 :, 2]) - np.maximum(ext[i, 0], ext[i + 1 :, 0])
-            oy = np.minimum(ext[i, 3], ext[i + 1 :, 3]) - np.maximum(ext[i, 1], ext[i + 1 :, 1])
-            for k in np.nonzero((ox > tol) & (oy > tol))[0]:
-                j = i + 1 + int(k)
-                if gi is not None and boxes[j][2] == gi:
-                    continue  # tick labels of one axis: reported below, neighbours only
-                problems.append(f"overlapping text: {li} and {boxes[j][0]}")
-        # tick labels of one axis that run together
-        groups: dict[Any, list[int]] = {}
-        for i, b in enumerate(boxes):
-            if b[2] is not None:
-                groups.setdefault(b[2], []).append(i)
-        for idx in groups.values():
-            if len(idx) < 2:
-                continue
-            e = ext[idx]
-            horizontal = np.ptp(e[:, 0]) >= np.ptp(e[:, 1])
-            lo, hi = (0, 2) if horizontal else (1, 3)
-            order = np.argsort(e[:, lo])
-            e = e[order]
-            gaps = e[1:, lo] - e[:-1, hi]
-            need = 0.25 * np.array([boxes[idx[o]][3] for o in order[1:]]) * fig.dpi / 72.0
-            for k in np.nonzero(gaps < need)[0]:
-                a, b = boxes[idx[order[k]]][0], boxes[idx[order[k + 1]]][0]
-                what = "overlap" if gaps[k] < -tol else "run together"
-                problems.append(f"tick labels {what}: {a} and {b}")
-
-    # 3. outside the figure
-    for label, bb, *_ in boxes:
-        if bb.x0 < fig_bb.x0 - tol or bb.y0 < fig_bb.y0 - tol or bb.x1 > fig_bb.x1 + tol or bb.y1 > fig_bb.y1 + tol:
-            problems.append(f"cut off at the figure edge: {label}")
-
-    # 4. legends
-    step = 3.0 / px_per_fig_px
+    boxes = [(e[1], e[3], e[5], e[4], e[2]) for e in texts]  # (label, bbox, group, size, text)
+    problems = _small_text(texts, columns, css_dpi, css_width, min_px)
+    problems += _overlapping_text(fig, boxes, legends, tol)
+    problems += [f"cut off at the figure edge: {label}" for label, bb, *_ in boxes if _outside(bb, fig.bbox, tol)]
     for ax, lg in legends:
-        bb = lg.get_window_extent(renderer)
-        where = _axes_name(fig, ax) if ax is not None else "the figure"
-        lname = f"legend of {where}"
-        if bb.x0 < fig_bb.x0 - tol or bb.y0 < fig_bb.y0 - tol or bb.x1 > fig_bb.x1 + tol or bb.y1 > fig_bb.y1 + tol:
-            problems.append(f"cut off at the figure edge: {lname}")
-        own = {id(t) for t in lg.get_texts()} | {id(lg.get_title())}
-        for label, tb, _g, _f, t in boxes:
-            if id(t) in own:
-                continue
-            if _overlap(bb, tb, tol):
-                problems.append(f"legend over text: {lname} covers {label}")
-        for other_ax, other in legends:
-            if other is lg or id(other) < id(lg):
-                continue
-            if _overlap(bb, other.get_window_extent(renderer), tol):
-                problems.append(
-                    f"overlapping legends: {lname} and legend of "
-                    f"{_axes_name(fig, other_ax) if other_ax is not None else 'the figure'}"
-                )
-        for a in fig.axes:
-            if not a.get_visible() or a is ax or _is_colorbar(a):
-                continue
-            if _overlap(bb, a.bbox, tol):
-                problems.append(f"legend over another panel: {lname} lies on {_axes_name(fig, a)}")
-        if ax is not None:
-            ab = ax.bbox
-            inter = _overlap(bb, ab, tol)
-            inside = bb.x0 >= ab.x0 - tol and bb.x1 <= ab.x1 + tol and bb.y0 >= ab.y0 - tol and bb.y1 <= ab.y1 + tol
-            if inter and not inside:
-                problems.append(f"legend spills out of its axes: {lname}")
-            pts = _data_points(ax, step)
-            if len(pts):
-                cover = float(
-                    np.mean((pts[:, 0] >= bb.x0) & (pts[:, 0] <= bb.x1) & (pts[:, 1] >= bb.y0) & (pts[:, 1] <= bb.y1))
-                )
-                if cover > max_legend_cover:
-                    problems.append(
-                        f"legend over the data: {lname} covers {100 * cover:.0f} % "
-                        f"of the plotted points (at most {100 * max_legend_cover:.0f} %)"
-                    )
-
-    # 5. axes: slivers, bars off the top
-    from matplotlib.patches import Rectangle, StepPatch
-
-    desk = min(1.0, columns[0] / css_width) * px_per_fig_px
+        problems += _legend_problems(fig, renderer, ax, lg, legends, boxes, tol, 3.0 / px_per_fig_px, max_legend_cover)
+    desk = min(1.0, columns[0] / css_width) * px_per_fig_px  # figure pixels to CSS px at the desktop column
     for ax in fig.axes:
-        if not ax.get_visible() or not ax.axison or _is_colorbar(ax):
-            continue
-        w, h = ax.bbox.width * desk, ax.bbox.height * desk
-        if min(w, h) < min_axes_px:
-            problems.append(
-                f"axes squeezed: {_axes_name(fig, ax)} is {w:.0f} x {h:.0f} CSS px (needs {min_axes_px:g} each way)"
-            )
-        for axis, name in ((ax.xaxis, "x"), (ax.yaxis, "y")):
-            labelled = _labelled_ticks(axis)
-            if labelled is not None and labelled < 2:
-                problems.append(
-                    f"scale unreadable: the {name} axis of {_axes_name(fig, ax)} labels {labelled} value(s) "
-                    f"({axis.get_scale()} scale; label more ticks, e.g. seqrmt.plots.log_ticks)"
-                )
-        bars = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_visible() and p.get_height() > 0]
-        tops = [p.get_y() + p.get_height() for p in bars]
-        for p in ax.patches:
-            if isinstance(p, StepPatch) and p.get_visible():
-                tops.extend(np.asarray(p.get_data()[0], float).tolist())
-        if tops and ax.get_yscale() == "linear":
-            top = max(ax.get_ylim())
-            over = [t for t in tops if t > top * (1 + 1e-9) + 1e-12]
-            if over:
-                problems.append(
-                    f"bars cut off: {len(over)} bar(s) of {_axes_name(fig, ax)} run off the top of the axes"
-                )
+        if ax.get_visible() and ax.axison and not _is_colorbar(ax):
+            problems += _axes_problems(fig, ax, desk, min_axes_px)
     # drop repeats, keep order
     return list(dict.fromkeys(problems))
+
+
+def _outside(bb, fig_bb, tol: float) -> bool:
+    """Whether the box ``bb`` runs past the figure's box by more than ``tol``."""
+    return bb.x0 < fig_bb.x0 - tol or bb.y0 < fig_bb.y0 - tol or bb.x1 > fig_bb.x1 + tol or bb.y1 > fig_bb.y1 + tol
+
+
+def _small_text(texts: list, columns, css_dpi: float, css_width: float, min_px: float) -> list[str]:
+    """1. The smallest text, at each column width."""
+    if not texts:
+        return []
+    problems = []
+    smallest = min(texts, key=lambda e: e[4])
+    for col in columns:
+        scale = min(1.0, col / css_width)
+        px = smallest[4] / 72.0 * css_dpi * scale
+        if px < min_px - 0.05:
+            problems.append(
+                f"text too small: {smallest[1]} is {px:.1f} CSS px at a {col:g} px "
+                f"column (needs {min_px:g}; font {smallest[4]:.1f} pt, figure "
+                f"{css_width:.0f} CSS px wide)"
+            )
+    return problems
+
+
+def _overlapping_text(fig, boxes: list, legends: list, tol: float) -> list[str]:
+    """2. Texts that overlap (but a legend's own), and the tick labels of one axis that run together."""
+    if not boxes:
+        return []
+    problems = []
+    legend_texts = {id(t) for _, lg in legends for t in lg.get_texts()}
+    ext = np.array([b[1].extents for b in boxes])
+    for i, (li, _, gi, _, ti) in enumerate(boxes):
+        if id(ti) in legend_texts:
+            continue
+        ox = np.minimum(ext[i, 2], ext[i + 1 :, 2]) - np.maximum(ext[i, 0], ext[i + 1 :, 0])
+        oy = np.minimum(ext[i, 3], ext[i + 1 :, 3]) - np.maximum(ext[i, 1], ext[i + 1 :, 1])
+        for k in np.nonzero((ox > tol) & (oy > tol))[0]:
+            j = i + 1 + int(k)
+            if gi is not None and boxes[j][2] == gi:
+                continue  # tick labels of one axis: reported below, neighbours only
+            problems.append(f"overlapping text: {li} and {boxes[j][0]}")
+    groups: dict[Any, list[int]] = {}
+    for i, b in enumerate(boxes):
+        if b[2] is not None:
+            groups.setdefault(b[2], []).append(i)
+    for idx in groups.values():
+        if len(idx) < 2:
+            continue
+        e = ext[idx]
+        horizontal = np.ptp(e[:, 0]) >= np.ptp(e[:, 1])
+        lo, hi = (0, 2) if horizontal else (1, 3)
+        order = np.argsort(e[:, lo])
+        e = e[order]
+        gaps = e[1:, lo] - e[:-1, hi]
+        need = 0.25 * np.array([boxes[idx[o]][3] for o in order[1:]]) * fig.dpi / 72.0
+        for k in np.nonzero(gaps < need)[0]:
+            a, b = boxes[idx[order[k]]][0], boxes[idx[order[k + 1]]][0]
+            what = "overlap" if gaps[k] < -tol else "run together"
+            problems.append(f"tick labels {what}: {a} and {b}")
+    return problems
+
+
+def _legend_problems(fig, renderer, ax, lg, legends: list, boxes: list, tol: float, step: float, max_cover: float):
+    """4. The legend ``lg`` of ``ax`` (``None``: of the figure): cut off, over text, over another legend or
+    panel, spilling out of its axes, over more than ``max_cover`` of its axes' plotted points."""
+    problems = []
+    bb = lg.get_window_extent(renderer)
+    where = _axes_name(fig, ax) if ax is not None else "the figure"
+    lname = f"legend of {where}"
+    if _outside(bb, fig.bbox, tol):
+        problems.append(f"cut off at the figure edge: {lname}")
+    own = {id(t) for t in lg.get_texts()} | {id(lg.get_title())}
+    for label, tb, _g, _f, t in boxes:
+        if id(t) not in own and _overlap(bb, tb, tol):
+            problems.append(f"legend over text: {lname} covers {label}")
+    for other_ax, other in legends:
+        if other is lg or id(other) < id(lg):
+            continue
+        if _overlap(bb, other.get_window_extent(renderer), tol):
+            problems.append(
+                f"overlapping legends: {lname} and legend of "
+                f"{_axes_name(fig, other_ax) if other_ax is not None else 'the figure'}"
+            )
+    for a in fig.axes:
+        if not a.get_visible() or a is ax or _is_colorbar(a):
+            continue
+        if _overlap(bb, a.bbox, tol):
+            problems.append(f"legend over another panel: {lname} lies on {_axes_name(fig, a)}")
+    if ax is None:
+        return problems
+    ab = ax.bbox
+    inter = _overlap(bb, ab, tol)
+    inside = bb.x0 >= ab.x0 - tol and bb.x1 <= ab.x1 + tol and bb.y0 >= ab.y0 - tol and bb.y1 <= ab.y1 + tol
+    if inter and not inside:
+        problems.append(f"legend spills out of its axes: {lname}")
+    pts = _data_points(ax, step)
+    if len(pts):
+        cover = float(
+            np.mean((pts[:, 0] >= bb.x0) & (pts[:, 0] <= bb.x1) & (pts[:, 1] >= bb.y0) & (pts[:, 1] <= bb.y1))
+        )
+        if cover > max_cover:
+            problems.append(
+                f"legend over the data: {lname} covers {100 * cover:.0f} % "
+                f"of the plotted points (at most {100 * max_cover:.0f} %)"
+            )
+    return problems
+
+
+def _axes_problems(fig, ax, desk: float, min_axes_px: float) -> list[str]:
+    """5. An axes squeezed (at ``desk`` CSS px per figure pixel), an axis whose scale cannot be read,
+    bars that run off its top."""
+    from matplotlib.patches import Rectangle, StepPatch
+
+    problems = []
+    w, h = ax.bbox.width * desk, ax.bbox.height * desk
+    if min(w, h) < min_axes_px:
+        problems.append(
+            f"axes squeezed: {_axes_name(fig, ax)} is {w:.0f} x {h:.0f} CSS px (needs {min_axes_px:g} each way)"
+        )
+    for axis, name in ((ax.xaxis, "x"), (ax.yaxis, "y")):
+        labelled = _labelled_ticks(axis)
+        if labelled is not None and labelled < 2:
+            problems.append(
+                f"scale unreadable: the {name} axis of {_axes_name(fig, ax)} labels {labelled} value(s) "
+                f"({axis.get_scale()} scale; label more ticks, e.g. seqrmt.plots.log_ticks)"
+            )
+    bars = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_visible() and p.get_height() > 0]
+    tops = [p.get_y() + p.get_height() for p in bars]
+    for p in ax.patches:
+        if isinstance(p, StepPatch) and p.get_visible():
+            tops.extend(np.asarray(p.get_data()[0], float).tolist())
+    if tops and ax.get_yscale() == "linear":
+        top = max(ax.get_ylim())
+        over = [t for t in tops if t > top * (1 + 1e-9) + 1e-12]
+        if over:
+            problems.append(f"bars cut off: {len(over)} bar(s) of {_axes_name(fig, ax)} run off the top of the axes")
+    return problems
 
 
 # --------------------------------------------------------------------------- the record

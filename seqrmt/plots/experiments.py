@@ -88,58 +88,12 @@ def experiments_spectra(
     # one panel per weighting, stacked (readable on a phone column)
     fig, axes = figure(1, len(W), width=6.4, height=2.7 * len(W) + 0.6)
     axes = np.atleast_1d(axes)
-    alt = []
-    for i, (ax, (name, w)) in enumerate(zip(axes, W.items())):
-        sim = sr.simulate(d, V, N, w, R, beta, seed=seed, n_vectors=1)
-        lam = sim.eigenvalues
-        p = sr.predict(dv, gv, w, R, beta)
-        pi = sr.predict(dv, gv, w, R, beta, finite_table=False)
-        ref = sr.predict(dv, gv, w, R, max(beta, _checks.positive("beta_max", beta_max))) if beta_max else p
-        hi = 1.12 * max(lam[0], ref.sample_outlier or 0.0, pi.sample_outlier or 0.0, ref.bulk_edge)
-        edges = np.linspace(0, hi, bins + 1)
-        counts, _, _ = ax.hist(lam, bins=edges, density=True, color=SIM_COLOR, alpha=0.8, label="simulation")
-        x = np.linspace(0, hi, 500)
-        ax.plot(x, sr.bulk_density(x, dv, gv, p.kappa), color=THEORY_COLOR, lw=1.4, label="bulk (paper's Thm 1)")
-        if p.sample_outlier is not None:
-            ax.axvline(p.sample_outlier, color=WEIGHT_COLORS[name], lw=2, label="outlier, finite table")
-        if pi.sample_outlier is not None:
-            ax.axvline(pi.sample_outlier, color=IDEAL_COLOR, ls="--", lw=1.4, label="outlier, idealized")
-        missing = [who for who, q in (("finite-table", p), ("idealized", pi)) if q.sample_outlier is None]
-        if missing:  # one note, clear of the bars
-            ax.text(
-                0.97,
-                0.93,
-                " and ".join(missing) + " theory:\nno outlier",
-                transform=ax.transAxes,
-                ha="right",
-                va="top",
-                fontsize="x-small",
-                color=THEORY_COLOR,
-            )
-        ax.plot([lam[0]], [0], marker="v", ms=9, color="k", clip_on=False, zorder=5, label=r"top $\lambda$")
-        ax.set_xlim(0, hi)
-        ax.set_ylim(0, 1.08 * np.max(counts))  # every bar whole
-        title = (
-            rf"{name}: $\alpha/\kappa = {p.alpha / p.kappa:.2f}$"
-            "\n"
-            rf"$|u_S^\top u|^2$ sim {sim.overlaps[0]:.2f}, theory {p.overlap:.2f}"
+    alt = [
+        _spectrum_panel(
+            ax, name, sr.simulate(d, V, N, w, R, beta, seed=seed, n_vectors=1), w, R, dv, gv, beta, beta_max, bins
         )
-        finish(ax, xlabel=r"$\lambda$", ylabel="density", title=title, legend=False)
-        alt.append(
-            f"{name} weights (α/κ = {p.alpha / p.kappa:.2f}): bulk up to {fmt(p.bulk_edge)}, top "
-            f"eigenvalue {fmt(lam[0])}, "
-            + (
-                f"predicted outlier {fmt(p.sample_outlier)} by the finite-table theory"
-                if p.sample_outlier is not None
-                else "no outlier predicted by the finite-table theory"
-            )
-            + (
-                f" and {fmt(pi.sample_outlier)} idealized"
-                if pi.sample_outlier is not None
-                else ", none by the idealized one"
-            )
-            + f", alignment {sim.overlaps[0]:.2f} simulated vs {p.overlap:.2f} predicted"
-        )
+        for ax, (name, w) in zip(axes, W.items())
+    ]
     legend_below(fig, axes[0], ncols=3, fontsize="x-small")
     fig.suptitle(
         rf"Spectrum of centered $S$: $d = {d}$, $\delta = {dv:.2g}$, "
@@ -151,6 +105,60 @@ def experiments_spectra(
         f"Eigenvalue histograms of the centered S, one panel per weighting (d = {d}, "
         f"δ = {fmt(dv, 2)}, γ = {fmt(gv, 2)}, β = {fmt(beta)}, prefix model T = {T}, L = {L}), "
         f"with the bulk density of the paper's Theorem 1 and the predicted outliers. " + "; ".join(alt) + ".",
+    )
+
+
+def _spectrum_panel(ax, name, sim, w, R, dv, gv, beta, beta_max, bins) -> str:
+    """One panel of :func:`experiments_spectra`: the simulated spectrum ``sim`` of the weighting ``name``
+    against the bulk density and the predicted outliers; returns its part of the alt text."""
+    lam = sim.eigenvalues
+    p = sr.predict(dv, gv, w, R, beta)
+    pi = sr.predict(dv, gv, w, R, beta, finite_table=False)
+    ref = sr.predict(dv, gv, w, R, max(beta, _checks.positive("beta_max", beta_max))) if beta_max else p
+    hi = 1.12 * max(lam[0], ref.sample_outlier or 0.0, pi.sample_outlier or 0.0, ref.bulk_edge)
+    edges = np.linspace(0, hi, bins + 1)
+    counts, _, _ = ax.hist(lam, bins=edges, density=True, color=SIM_COLOR, alpha=0.8, label="simulation")
+    x = np.linspace(0, hi, 500)
+    ax.plot(x, sr.bulk_density(x, dv, gv, p.kappa), color=THEORY_COLOR, lw=1.4, label="bulk (paper's Thm 1)")
+    if p.sample_outlier is not None:
+        ax.axvline(p.sample_outlier, color=WEIGHT_COLORS[name], lw=2, label="outlier, finite table")
+    if pi.sample_outlier is not None:
+        ax.axvline(pi.sample_outlier, color=IDEAL_COLOR, ls="--", lw=1.4, label="outlier, idealized")
+    missing = [who for who, q in (("finite-table", p), ("idealized", pi)) if q.sample_outlier is None]
+    if missing:  # one note, clear of the bars
+        ax.text(
+            0.97,
+            0.93,
+            " and ".join(missing) + " theory:\nno outlier",
+            transform=ax.transAxes,
+            ha="right",
+            va="top",
+            fontsize="x-small",
+            color=THEORY_COLOR,
+        )
+    ax.plot([lam[0]], [0], marker="v", ms=9, color="k", clip_on=False, zorder=5, label=r"top $\lambda$")
+    ax.set_xlim(0, hi)
+    ax.set_ylim(0, 1.08 * np.max(counts))  # every bar whole
+    title = (
+        rf"{name}: $\alpha/\kappa = {p.alpha / p.kappa:.2f}$"
+        "\n"
+        rf"$|u_S^\top u|^2$ sim {sim.overlaps[0]:.2f}, theory {p.overlap:.2f}"
+    )
+    finish(ax, xlabel=r"$\lambda$", ylabel="density", title=title, legend=False)
+    return (
+        f"{name} weights (α/κ = {p.alpha / p.kappa:.2f}): bulk up to {fmt(p.bulk_edge)}, top "
+        f"eigenvalue {fmt(lam[0])}, "
+        + (
+            f"predicted outlier {fmt(p.sample_outlier)} by the finite-table theory"
+            if p.sample_outlier is not None
+            else "no outlier predicted by the finite-table theory"
+        )
+        + (
+            f" and {fmt(pi.sample_outlier)} idealized"
+            if pi.sample_outlier is not None
+            else ", none by the idealized one"
+        )
+        + f", alignment {sim.overlaps[0]:.2f} simulated vs {p.overlap:.2f} predicted"
     )
 
 

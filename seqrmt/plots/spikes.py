@@ -351,12 +351,7 @@ def spikes_vs_beta(
     sim_betas = [float(x) for x in sim_betas]
     seeds = list(seeds)
     if seeds and sim_betas:
-        top = np.empty((len(sim_betas), len(seeds)))
-        ov = np.empty_like(top)
-        for i, bb in enumerate(sim_betas):
-            for j, s in enumerate(seeds):
-                sim = simulate(d, V, N, w, R, _checks.nonnegative("sim_betas", bb), seed=s, n_vectors=1)
-                top[i, j], ov[i, j] = sim.eigenvalues[0], sim.overlaps[0]
+        top, ov = _simulated_top(d, V, N, w, R, sim_betas, seeds)
         sd = (lambda x: x.std(axis=1, ddof=1)) if len(seeds) > 1 else (lambda x: np.zeros(len(x)))
         lab = f"simulation ($d={d}$, {len(seeds)} seeds)"
         ax1.errorbar(
@@ -382,19 +377,11 @@ def spikes_vs_beta(
         title="alignment of the top eigenvector with $u=\\mu/\\|\\mu\\|$",
     )
     crit = {ft: critical_beta(delta, gamma, w, R, finite_table=ft) for ft in (True, False)}
-
-    def onset(ft: bool, name: str) -> str:
-        if crit[ft] <= 0:
-            return f"{name}: an outlier already at β = 0"
-        if crit[ft] >= beta_max:
-            return f"{name}: no outlier up to β = {fmt(beta_max)}"
-        return f"{name}: outlier from the critical β = {fmt(crit[ft])}"
-
     alt = (
         f"Two panels against the signal strength β from 0 to {fmt(beta_max)}, {weights} weights, "
         f"prefix model T = {T}, L = {L}, δ = {fmt(delta)}, γ = {fmt(gamma)}. Top: top eigenvalue "
-        f"of the centered S against the bulk edge {fmt(edge)}; {onset(True, 'finite-table theory')}, "
-        f"{onset(False, 'idealized theory')}; at β = {fmt(beta_max)} the predicted top eigenvalue is "
+        f"of the centered S against the bulk edge {fmt(edge)}; {_onset(crit[True], beta_max, 'finite-table theory')}, "
+        f"{_onset(crit[False], beta_max, 'idealized theory')}; at β = {fmt(beta_max)} the predicted top eigenvalue is "
         f"{fmt(loc_e[-1])} (exact) and {fmt(loc_i[-1])} (idealized). Bottom: squared alignment of the "
         f"top eigenvector with the signal, 0 without an outlier, reaching {ov_e[-1]:.2f} (exact) and "
         f"{ov_i[-1]:.2f} (idealized) at β = {fmt(beta_max)}."
@@ -410,6 +397,27 @@ def spikes_vs_beta(
             + "."
         )
     return set_alt(fig, alt)
+
+
+def _simulated_top(d, V, N, w, R, sim_betas, seeds) -> tuple[np.ndarray, np.ndarray]:
+    """The top eigenvalue and the alignment of its eigenvector, simulated at each of ``sim_betas``
+    (rows) with each of ``seeds`` (columns)."""
+    top = np.empty((len(sim_betas), len(seeds)))
+    ov = np.empty_like(top)
+    for i, bb in enumerate(sim_betas):
+        for j, s in enumerate(seeds):
+            sim = simulate(d, V, N, w, R, _checks.nonnegative("sim_betas", bb), seed=s, n_vectors=1)
+            top[i, j], ov[i, j] = sim.eigenvalues[0], sim.overlaps[0]
+    return top, ov
+
+
+def _onset(crit: float, beta_max: float, name: str) -> str:
+    """Where a theory's outlier appears, for the alt text: its critical ``beta`` ``crit``."""
+    if crit <= 0:
+        return f"{name}: an outlier already at β = 0"
+    if crit >= beta_max:
+        return f"{name}: no outlier up to β = {fmt(beta_max)}"
+    return f"{name}: outlier from the critical β = {fmt(crit)}"
 
 
 _PHASE_COLORS = ("#eeeeee", "#f6d7b0", "#c7e6c1")
@@ -470,20 +478,11 @@ def spikes_phase_diagram(
     # threshold lines from the smooth margins theta - theta_c (one root solve per row)
     dls = np.full(n, delta) if plane == "gamma" else y
     gms = y if plane == "gamma" else np.full(n, gamma)
-    t_pop = np.array([population_threshold(x, k) for x in dls])[:, None]
-    t_smp = np.array([sample_threshold(x, g, k) for x, g in zip(dls, gms)])[:, None]
-    from matplotlib.lines import Line2D
-
-    handles = [Patch(color=col, label=lab) for col, lab in zip(_PHASE_COLORS, _PHASE_LABELS)]
     styles = [(a * (B + dl), THEORY_COLOR, "-", r"finite-table thresholds, $\theta=\alpha(\beta+\delta)$")]
     if ideal:
         styles.append((a * B, IDEAL_COLOR, "--", r"idealized thresholds, $\theta=\alpha\beta$"))
-    for theta, col, ls, lab in styles:
-        for thr in (t_pop, t_smp):
-            m = theta - thr
-            if m.min() < 0 < m.max():
-                ax.contour(B, Y, m, levels=[0.0], colors=col, linewidths=1.6, linestyles=ls)
-        handles.append(Line2D([], [], color=col, lw=1.6, ls=ls, label=lab))
+    handles = [Patch(color=col, label=lab) for col, lab in zip(_PHASE_COLORS, _PHASE_LABELS)]
+    handles += _threshold_lines(ax, B, Y, styles, dls, gms, k)
     if point is not None:
         ax.plot(*point, "*", color="k", ms=12, zorder=5)
     ax.set_xlim(0, beta_max)
@@ -501,23 +500,41 @@ def spikes_phase_diagram(
     legend_below(fig, handles=handles, ncols=2, fontsize="x-small")
     ylab_txt = "γ = d/N" if plane == "gamma" else "δ = d/V"
     frac = [float(np.mean(region == r)) for r in (0, 1, 2)]
-
-    # smallest beta with a sample outlier at the lowest and highest y of the grid
-    def first_beta(row):
-        hit = np.nonzero(region[row] == 2)[0]
-        return f"β ≈ {fmt(b[hit[0]], 2)}" if hit.size else f"no β up to {fmt(beta_max)}"
-
     alt = (
         f"Phase diagram of the signal spike, {weights} weights, prefix model T = {T}, L = {L}, "
         f"{'δ' if plane == 'gamma' else 'γ'} = {fmt(delta if plane == 'gamma' else gamma)}, "
         f"α/κ = {a / k:.2f}: horizontal axis signal strength β from 0 to {fmt(beta_max)}, vertical "
         f"axis {ylab_txt} from 0 to {fmt(y_max)}. Regions: no outlier ({frac[0]:.0%} of the plane, "
         f"small β), population outlier only ({frac[1]:.0%}), sample outlier ({frac[2]:.0%}, large β). "
-        f"The sample outlier appears from {first_beta(0)} at {ylab_txt.split(' ')[0]} = {fmt(y[0], 2)} "
-        f"and from {first_beta(-1)} at {ylab_txt.split(' ')[0]} = {fmt(y[-1], 2)}; solid lines are the "
+        f"The sample outlier appears from {_first_beta(region[0], b, beta_max)} at {ylab_txt.split(' ')[0]} = "
+        f"{fmt(y[0], 2)} and from {_first_beta(region[-1], b, beta_max)} at {ylab_txt.split(' ')[0]} = "
+        f"{fmt(y[-1], 2)}; solid lines are the "
         "finite-table thresholds" + (", dashed the idealized ones, to their left." if ideal else ".")
     )
     return set_alt(fig, alt)
+
+
+def _threshold_lines(ax, B, Y, styles, dls, gms, k) -> list:
+    """The two thresholds (population, sample) of each theory of ``styles`` (``(theta, colour, line
+    style, label)``) as contours of ``theta - theta_c`` on the grid ``(B, Y)``; their legend handles."""
+    from matplotlib.lines import Line2D
+
+    t_pop = np.array([population_threshold(x, k) for x in dls])[:, None]
+    t_smp = np.array([sample_threshold(x, g, k) for x, g in zip(dls, gms)])[:, None]
+    handles = []
+    for theta, col, ls, lab in styles:
+        for thr in (t_pop, t_smp):
+            m = theta - thr
+            if m.min() < 0 < m.max():
+                ax.contour(B, Y, m, levels=[0.0], colors=col, linewidths=1.6, linestyles=ls)
+        handles.append(Line2D([], [], color=col, lw=1.6, ls=ls, label=lab))
+    return handles
+
+
+def _first_beta(row: np.ndarray, b: np.ndarray, beta_max: float) -> str:
+    """The smallest ``beta`` of a row of the phase grid with a sample outlier, for the alt text."""
+    hit = np.nonzero(row == 2)[0]
+    return f"β ≈ {fmt(b[hit[0]], 2)}" if hit.size else f"no β up to {fmt(beta_max)}"
 
 
 def spikes_fixed_T(*, rows=None, Ts=(1, 2), beta_max_ratio: float = 3.2):
@@ -534,8 +551,6 @@ def spikes_fixed_T(*, rows=None, Ts=(1, 2), beta_max_ratio: float = 3.2):
     above it at that ``d`` (the top eigenvalue need not be the signal one).
     """
     from ..validation import load_fixed_T_spike
-    from ..fixed_T_spike import fixed_T_spike_model
-    from ..attention import mean_weights
 
     if rows is None:
         rows = load_fixed_T_spike()[0]
@@ -544,83 +559,7 @@ def spikes_fixed_T(*, rows=None, Ts=(1, 2), beta_max_ratio: float = 3.2):
     beta_max_ratio = _checks.positive("beta_max_ratio", beta_max_ratio)
     fig, axes = figure(len(Ts), 2, width=min(7.2, 3.6 * len(Ts)), height=7.0)
     axes = np.asarray(axes).reshape(2, len(Ts))
-    alt = []
-    for j, T in enumerate(Ts):
-        rs = sorted((r for r in rows if r["T"] == T), key=lambda r: r["beta"])
-        if not rs:
-            raise ValueError(f"no rows for T = {T}")
-        delta, gamma, d, bc = rs[0]["delta"], rs[0]["gamma"], int(rs[0]["d"]), rs[0]["beta_c"]
-        w, R = mean_weights(T), np.eye(T)
-        model = fixed_T_spike_model(delta, gamma, w, R, d=d)
-        betas = np.linspace(0.8 * bc, beta_max_ratio * bc, 160)
-        loc_f, ov_f = model.curve(betas)
-        big = [predict(delta, gamma, w, R, b) for b in betas]
-        loc_l = np.array([np.nan if p.sample_outlier is None else p.sample_outlier for p in big])
-        ov_l = np.array([p.overlap for p in big])
-        ax1, ax2 = axes[0, j], axes[1, j]
-        ax1.plot(betas, loc_f, color=THEORY_COLOR, lw=1.8, label="fixed $T$")
-        ax1.plot(betas, loc_l, color=IDEAL_COLOR, lw=1.6, ls="--", label="large $T$")
-        ax2.plot(betas, ov_f, color=THEORY_COLOR, lw=1.8, label="fixed $T$")
-        ax2.plot(betas, ov_l, color=IDEAL_COLOR, lw=1.6, ls="--", label="large $T$")
-        clear = [r for r in rs if r["bulk_above"] <= 0.2]  # nan (no prediction) is not clear
-        crowded = [r for r in rs if not r["bulk_above"] <= 0.2]
-        for group, face, lab in (
-            (clear, SIM_COLOR, f"simulation ($d={d}$, {int(rs[0]['n'])} tables)"),
-            (crowded, "white", "simulation, no clear signal eigenvalue predicted"),
-        ):
-            if not group:
-                continue
-            b = [r["beta"] for r in group]
-            ax1.errorbar(
-                b,
-                [r["lambda_sim"] for r in group],
-                [2 * r["lambda_sem"] for r in group],
-                fmt="o",
-                color=SIM_COLOR,
-                mfc=face,
-                mec="k",
-                mew=0.6,
-                capsize=3,
-                label=lab,
-                zorder=5,
-            )
-            ax2.errorbar(
-                b,
-                [r["overlap_sim"] for r in group],
-                [2 * r["overlap_sem"] for r in group],
-                fmt="o",
-                color=SIM_COLOR,
-                mfc=face,
-                mec="k",
-                mew=0.6,
-                capsize=3,
-                label=lab,
-                zorder=5,
-            )
-        for ax in (ax1, ax2):
-            ax.axvline(bc, color=IDEAL_COLOR, ls=":", lw=1)
-            ax.set_xlim(betas[0], betas[-1])
-        ax2.set_ylim(-0.02, 1.0)
-        finish(
-            ax1,
-            ylabel=r"top eigenvalue $\lambda_1(S_c)$" if j == 0 else None,
-            title=f"$T={T}$, $\\delta={delta:g}$, $\\gamma={gamma:g}$",
-            legend=False,
-        )
-        finish(
-            ax2,
-            xlabel=r"signal strength $\beta=\|\mu\|^2$",
-            ylabel=r"$|\hat u_1^\top u|^2$" if j == 0 else None,
-            legend=False,
-        )
-        gap_f = max(abs(r["overlap_sim"] - r["overlap_fixed_T"]) for r in clear)
-        gap_l = max(abs(r["overlap_sim"] - r["overlap_large_T"]) for r in clear)
-        alt.append(
-            f"T = {T}: the simulated alignments lie within {fmt(gap_f, 2)} of the fixed-T curve and up to "
-            f"{fmt(gap_l, 2)} from the large-T curve, which is higher near the threshold "
-            f"(dotted line, β = {fmt(bc)}); at {len(crowded)} of {len(rs)} strengths (hollow points) no "
-            "signal eigenvalue is predicted, or bulk eigenvalues are expected above it."
-        )
+    alt = [_fixed_T_column(axes[0, j], axes[1, j], T, rows, beta_max_ratio, j == 0) for j, T in enumerate(Ts)]
     handles = {}
     for ax in axes.ravel():  # one legend for all panels, below them
         for h, lab in zip(*ax.get_legend_handles_labels()):
@@ -633,6 +572,74 @@ def spikes_fixed_T(*, rows=None, Ts=(1, 2), beta_max_ratio: float = 3.2):
         f"{2 * len(Ts)} panels: top row the top eigenvalue, bottom row its alignment with μ, "
         f"against β, one column per sequence length, with the fixed-T prediction (solid), the "
         f"large-T formula (dashed) and simulations with two standard errors. " + " ".join(alt),
+    )
+
+
+def _fixed_T_column(ax1, ax2, T, rows, beta_max_ratio, first: bool) -> str:
+    """The column of :func:`spikes_fixed_T` for ``T`` (top ``ax1``, bottom ``ax2``; the y labels on the
+    ``first``); returns its sentence of the alt text."""
+    from ..fixed_T_spike import fixed_T_spike_model
+    from ..attention import mean_weights
+
+    rs = sorted((r for r in rows if r["T"] == T), key=lambda r: r["beta"])
+    if not rs:
+        raise ValueError(f"no rows for T = {T}")
+    delta, gamma, d, bc = rs[0]["delta"], rs[0]["gamma"], int(rs[0]["d"]), rs[0]["beta_c"]
+    w, R = mean_weights(T), np.eye(T)
+    model = fixed_T_spike_model(delta, gamma, w, R, d=d)
+    betas = np.linspace(0.8 * bc, beta_max_ratio * bc, 160)
+    loc_f, ov_f = model.curve(betas)
+    big = [predict(delta, gamma, w, R, b) for b in betas]
+    loc_l = np.array([np.nan if p.sample_outlier is None else p.sample_outlier for p in big])
+    ov_l = np.array([p.overlap for p in big])
+    ax1.plot(betas, loc_f, color=THEORY_COLOR, lw=1.8, label="fixed $T$")
+    ax1.plot(betas, loc_l, color=IDEAL_COLOR, lw=1.6, ls="--", label="large $T$")
+    ax2.plot(betas, ov_f, color=THEORY_COLOR, lw=1.8, label="fixed $T$")
+    ax2.plot(betas, ov_l, color=IDEAL_COLOR, lw=1.6, ls="--", label="large $T$")
+    clear = [r for r in rs if r["bulk_above"] <= 0.2]  # nan (no prediction) is not clear
+    crowded = [r for r in rs if not r["bulk_above"] <= 0.2]
+    for group, face, lab in (
+        (clear, SIM_COLOR, f"simulation ($d={d}$, {int(rs[0]['n'])} tables)"),
+        (crowded, "white", "simulation, no clear signal eigenvalue predicted"),
+    ):
+        for ax, key in ((ax1, "lambda"), (ax2, "overlap")):
+            if group:
+                ax.errorbar(
+                    [r["beta"] for r in group],
+                    [r[f"{key}_sim"] for r in group],
+                    [2 * r[f"{key}_sem"] for r in group],
+                    fmt="o",
+                    color=SIM_COLOR,
+                    mfc=face,
+                    mec="k",
+                    mew=0.6,
+                    capsize=3,
+                    label=lab,
+                    zorder=5,
+                )
+    for ax in (ax1, ax2):
+        ax.axvline(bc, color=IDEAL_COLOR, ls=":", lw=1)
+        ax.set_xlim(betas[0], betas[-1])
+    ax2.set_ylim(-0.02, 1.0)
+    finish(
+        ax1,
+        ylabel=r"top eigenvalue $\lambda_1(S_c)$" if first else None,
+        title=f"$T={T}$, $\\delta={delta:g}$, $\\gamma={gamma:g}$",
+        legend=False,
+    )
+    finish(
+        ax2,
+        xlabel=r"signal strength $\beta=\|\mu\|^2$",
+        ylabel=r"$|\hat u_1^\top u|^2$" if first else None,
+        legend=False,
+    )
+    gap_f = max(abs(r["overlap_sim"] - r["overlap_fixed_T"]) for r in clear)
+    gap_l = max(abs(r["overlap_sim"] - r["overlap_large_T"]) for r in clear)
+    return (
+        f"T = {T}: the simulated alignments lie within {fmt(gap_f, 2)} of the fixed-T curve and up to "
+        f"{fmt(gap_l, 2)} from the large-T curve, which is higher near the threshold "
+        f"(dotted line, β = {fmt(bc)}); at {len(crowded)} of {len(rs)} strengths (hollow points) no "
+        "signal eigenvalue is predicted, or bulk eigenvalues are expected above it."
     )
 
 
@@ -702,9 +709,7 @@ def spikes_fixed_T_vs_T(*, rows=None, Ts=(1, 2, 4, 8, 16, 32, 64), settings=None
     prediction of its own setting, with two standard errors (so settings with other weights or
     ratios share the axes).
     """
-    from ..attention import mean_weights
-    from ..model import markov_correlation
-    from ..fixed_T_spike import fixed_T_predict, fixed_T_setting, load_fixed_T_spike_correlated
+    from ..fixed_T_spike import load_fixed_T_spike_correlated
 
     if rows is None:
         rows = load_fixed_T_spike_correlated()[0]
@@ -713,39 +718,12 @@ def spikes_fixed_T_vs_T(*, rows=None, Ts=(1, 2, 4, 8, 16, 32, 64), settings=None
     if not Ts:
         raise ValueError("Ts must not be empty")
     if settings is None:
-        settings = [
-            (
-                r"Markov $\rho=0.8$, $\delta=\gamma=0.5$, $\beta=1$",
-                lambda T: markov_correlation(T, 0.8),
-                mean_weights,
-                0.5,
-                0.5,
-                1.0,
-                1,
-            ),
-            (
-                r"prefix $L=T/4$, $\delta=1$, $\gamma=0.5$, $\beta=2$",
-                lambda T: prefix_correlation(T, T // 4),
-                mean_weights,
-                1.0,
-                0.5,
-                2.0,
-                4,
-            ),
-        ]
+        settings = _correlated_settings()
     fig, (ax1, ax2) = figure(1, 2, width=7.2, height=6.6)
     colors = [THEORY_COLOR, MEAN_SPIKE_COLOR, "#2ca02c", "#9467bd"]
     alt = []
     for k, (label, R_of, w_of, delta, gamma, beta, tmin) in enumerate(settings):
-        ts, loc, ov = [], [], []
-        for T in (T for T in Ts if T >= tmin):
-            R, w = R_of(T), w_of(T)
-            pf, pl = fixed_T_predict(delta, gamma, w, R, beta), predict(delta, gamma, w, R, beta)
-            if pf.sample_outlier is None or pl.sample_outlier is None:
-                continue
-            ts.append(T)
-            loc.append(100.0 * (pf.sample_outlier / pl.sample_outlier - 1.0))
-            ov.append(pf.overlap - pl.overlap)
+        ts, loc, ov = _fixed_against_large_T([T for T in Ts if T >= tmin], R_of, w_of, delta, gamma, beta)
         col = colors[k % len(colors)]
         ax1.plot(ts, loc, "-", marker="s", ms=4, color=col, lw=1.6, label=f"fixed $T$: {label}")
         ax2.plot(ts, ov, "-", marker="s", ms=4, color=col, lw=1.6, label=f"fixed $T$: {label}")
@@ -754,16 +732,7 @@ def spikes_fixed_T_vs_T(*, rows=None, Ts=(1, 2, 4, 8, 16, 32, 64), settings=None
                 f"{label}: from {fmt(loc[0], 2)} % and {fmt(ov[0], 2)} at T = {ts[0]} to {fmt(loc[-1], 2)} % "
                 f"and {fmt(ov[-1], 2)} at T = {ts[-1]}."
             )
-    sim_t, sim_l, sim_le, sim_o, sim_oe = [], [], [], [], []
-    for r in rows:
-        T = int(r["T"])
-        w, R = fixed_T_setting(r)
-        pl = predict(r["delta"], r["gamma"], w, R, r["beta"])
-        sim_t.append(T)
-        sim_l.append(100.0 * (r["lambda_sim"] / pl.sample_outlier - 1.0))
-        sim_le.append(200.0 * r["lambda_sem"] / pl.sample_outlier)
-        sim_o.append(r["overlap_sim"] - pl.overlap)
-        sim_oe.append(2.0 * r["overlap_sem"])
+    sim_t, sim_l, sim_le, sim_o, sim_oe = _simulated_against_large_T(rows)
     if rows:
         lab = f"simulation ($d={int(rows[0]['d'])}$, {int(rows[0]['n'])} tables, 2 s.e.)"
         ax1.errorbar(sim_t, sim_l, sim_le, fmt="o", color=SIM_COLOR, mec="k", mew=0.6, capsize=3, label=lab, zorder=5)
@@ -795,3 +764,66 @@ def spikes_fixed_T_vs_T(*, rows=None, Ts=(1, 2, 4, 8, 16, 32, 64), settings=None
             else ""
         ),
     )
+
+
+def _correlated_settings() -> list[tuple]:
+    """The default settings of :func:`spikes_fixed_T_vs_T`: ``(label, R(T), weights(T), delta, gamma, beta,
+    T_min)`` for Markov ``rho = 0.8`` and the prefix model ``L = T/4``, mean weights."""
+    from ..attention import mean_weights
+    from ..model import markov_correlation
+
+    return [
+        (
+            r"Markov $\rho=0.8$, $\delta=\gamma=0.5$, $\beta=1$",
+            lambda T: markov_correlation(T, 0.8),
+            mean_weights,
+            0.5,
+            0.5,
+            1.0,
+            1,
+        ),
+        (
+            r"prefix $L=T/4$, $\delta=1$, $\gamma=0.5$, $\beta=2$",
+            lambda T: prefix_correlation(T, T // 4),
+            mean_weights,
+            1.0,
+            0.5,
+            2.0,
+            4,
+        ),
+    ]
+
+
+def _fixed_against_large_T(Ts, R_of, w_of, delta, gamma, beta) -> tuple[list, list, list]:
+    """For each ``T`` of ``Ts`` with a signal eigenvalue in both predictions: the fixed-``T`` one relative
+    to the large-``T`` one, in percent, and the difference of their squared cosines."""
+    from ..fixed_T_spike import fixed_T_predict
+
+    ts, loc, ov = [], [], []
+    for T in Ts:
+        R, w = R_of(T), w_of(T)
+        pf, pl = fixed_T_predict(delta, gamma, w, R, beta), predict(delta, gamma, w, R, beta)
+        if pf.sample_outlier is None or pl.sample_outlier is None:
+            continue
+        ts.append(T)
+        loc.append(100.0 * (pf.sample_outlier / pl.sample_outlier - 1.0))
+        ov.append(pf.overlap - pl.overlap)
+    return ts, loc, ov
+
+
+def _simulated_against_large_T(rows) -> tuple[list, list, list, list, list]:
+    """The stored simulations, each against the large-``T`` prediction of its own setting: ``T``, the
+    eigenvalue relative to it (percent) with two standard errors, the squared cosine minus it with two
+    standard errors."""
+    from ..fixed_T_spike import fixed_T_setting
+
+    sim_t, sim_l, sim_le, sim_o, sim_oe = [], [], [], [], []
+    for r in rows:
+        w, R = fixed_T_setting(r)
+        pl = predict(r["delta"], r["gamma"], w, R, r["beta"])
+        sim_t.append(int(r["T"]))
+        sim_l.append(100.0 * (r["lambda_sim"] / pl.sample_outlier - 1.0))
+        sim_le.append(200.0 * r["lambda_sem"] / pl.sample_outlier)
+        sim_o.append(r["overlap_sim"] - pl.overlap)
+        sim_oe.append(2.0 * r["overlap_sem"])
+    return sim_t, sim_l, sim_le, sim_o, sim_oe

@@ -103,90 +103,7 @@ def validation_atlas(
     Ws = [x for x in ("mean", "causal", "optimal") if any(r["weights"] == x for r in sel)]
     fig, axes = figure(1, 2, width=7.2, height=7.4)
     tol = _v.Tolerance()
-    summary = []
-    for ax, q in zip(axes, (eigenvalue, overlap)):
-        is_eig = q.startswith("lambda")
-        pts = []  # (x, y, sem, weights, regime, centered, status)
-        ticks, labels = [], []
-        k = 0
-        for Rn in Rs:
-            for wn in Ws:
-                grp = [r for r in sel if r["R"] == Rn and r["weights"] == wn and r["quantity"] == q]
-                grp.sort(key=lambda r: (("low", "mid", "high").index(r["regime"]), not r["centered"]))
-                xs = k + np.linspace(-0.35, 0.35, max(len(grp), 1))
-                for x, r in zip(xs, grp):
-                    scale = abs(r["predicted"]) if is_eig and r["predicted"] else 1.0
-                    pts.append(
-                        (
-                            x,
-                            (r["empirical"] - r["predicted"]) / scale,
-                            r["sem"] / scale,
-                            wn,
-                            r["regime"],
-                            bool(r["centered"]),
-                            r["status"],
-                        )
-                    )
-                ticks.append(k)
-                labels.append(f"{Rn} {wn}")
-                k += 1
-        if pts:
-            x, y, e = (np.array([p[i] for p in pts], dtype=float) for i in range(3))
-            ax.vlines(x, y - e, y + e, color="0.35", lw=0.8, zorder=2)
-            bad = np.array([p[6] == "disagree" for p in pts])
-            expl = np.array([p[6] == "explained" for p in pts])
-            ax.scatter(x[bad], y[bad], s=150, facecolors="none", edgecolors=_BAD_COLOR, linewidths=1.5, zorder=1)
-            ax.scatter(
-                x[expl], y[expl], s=150, facecolors="none", edgecolors=_EXPLAINED_COLOR, linewidths=1.5, zorder=1
-            )
-            for wn in Ws:
-                for reg, m in _REGIME_MARKERS.items():
-                    for cen in (True, False):
-                        sel_i = [i for i, p in enumerate(pts) if p[3] == wn and p[4] == reg and p[5] == cen]
-                        if sel_i:
-                            col = WEIGHT_COLORS[wn]
-                            ax.scatter(
-                                x[sel_i],
-                                y[sel_i],
-                                s=30,
-                                marker=m,
-                                c=col if cen else "white",
-                                edgecolors=col,
-                                linewidths=1.0,
-                                zorder=3,
-                            )
-        band = tol.eig_rtol if is_eig else tol.overlap_atol
-        ys = np.array([p[1] for p in pts], dtype=float)
-        st = [p[6] for p in pts]
-        what = (
-            "relative error of the " + q.replace("_", " ")
-            if is_eig
-            else "error (simulation minus theory) of the squared cosine " + q.replace("_", " ")
-        )
-        summary.append(
-            f"{what}: {len(pts)} points, {int(np.sum(np.abs(ys) <= band))} inside the grey band "
-            f"±{fmt(band)}, largest {fmt(np.max(np.abs(ys)) if ys.size else 0, 2)}; "
-            f"{st.count('disagree')} disagree, {st.count('explained')} explained"
-        )
-        ax.axhspan(-band, band, color="0.88", zorder=0)
-        ax.axhline(0, color=THEORY_COLOR, lw=0.8)
-        ax.set_xticks(ticks)
-        ax.set_xticklabels(labels, fontsize="x-small", rotation=90)
-        ax.set_xlim(-0.6, k - 0.4)
-        name = {
-            "lambda_signal": r"\lambda_{\rm signal}",
-            "lambda_1": r"\lambda_1",
-            "lambda_2": r"\lambda_2",
-            "lambda_mean": r"\lambda_{\rm mean}",
-            "overlap_signal": r"|\hat u^\top u|^2",
-            "overlap_mean": r"|\hat u^\top \bar z|^2",
-        }[q]
-        ylabel = (
-            rf"$({name}^{{\rm sim}} - {name}^{{\rm th}}) / {name}^{{\rm th}}$"
-            if is_eig
-            else rf"${name}$: sim $-$ theory"
-        )
-        finish(ax, ylabel=ylabel, legend=False)
+    summary = [_atlas_panel(ax, sel, Rs, Ws, q, tol) for ax, q in zip(axes, (eigenvalue, overlap))]
     handles = [Line2D([], [], ls="", marker=m, color="0.3", label=f"beta {k}") for k, m in _REGIME_MARKERS.items()]
     handles += [
         Line2D([], [], ls="", marker="o", color="0.3", mfc="white", label="uncentered"),
@@ -210,6 +127,98 @@ def validation_atlas(
         + summary[1]
         + ".",
     )
+
+
+_ATLAS_NAMES = {
+    "lambda_signal": r"\lambda_{\rm signal}",
+    "lambda_1": r"\lambda_1",
+    "lambda_2": r"\lambda_2",
+    "lambda_mean": r"\lambda_{\rm mean}",
+    "overlap_signal": r"|\hat u^\top u|^2",
+    "overlap_mean": r"|\hat u^\top \bar z|^2",
+}
+
+
+def _atlas_points(sel, Rs, Ws, q):
+    """The points of one panel of :func:`validation_atlas` for quantity ``q``, one group per ``(R,
+    weights)``: ``(points, ticks, labels)``, a point ``(x, error, sem, weights, regime, centered,
+    status)`` (the error relative to the prediction for an eigenvalue)."""
+    is_eig = q.startswith("lambda")
+    pts = []
+    ticks, labels = [], []
+    k = 0
+    for Rn in Rs:
+        for wn in Ws:
+            grp = [r for r in sel if r["R"] == Rn and r["weights"] == wn and r["quantity"] == q]
+            grp.sort(key=lambda r: (("low", "mid", "high").index(r["regime"]), not r["centered"]))
+            xs = k + np.linspace(-0.35, 0.35, max(len(grp), 1))
+            for x, r in zip(xs, grp):
+                scale = abs(r["predicted"]) if is_eig and r["predicted"] else 1.0
+                error = (r["empirical"] - r["predicted"]) / scale
+                pts.append((x, error, r["sem"] / scale, wn, r["regime"], bool(r["centered"]), r["status"]))
+            ticks.append(k)
+            labels.append(f"{Rn} {wn}")
+            k += 1
+    return pts, ticks, labels
+
+
+def _draw_atlas_points(ax, pts, Ws) -> None:
+    """The points with their bars, rings for the rows that disagree or are explained, a marker per
+    regime, filled for the centered ``S``."""
+    x, y, e = (np.array([p[i] for p in pts], dtype=float) for i in range(3))
+    ax.vlines(x, y - e, y + e, color="0.35", lw=0.8, zorder=2)
+    bad = np.array([p[6] == "disagree" for p in pts])
+    expl = np.array([p[6] == "explained" for p in pts])
+    ax.scatter(x[bad], y[bad], s=150, facecolors="none", edgecolors=_BAD_COLOR, linewidths=1.5, zorder=1)
+    ax.scatter(x[expl], y[expl], s=150, facecolors="none", edgecolors=_EXPLAINED_COLOR, linewidths=1.5, zorder=1)
+    for wn in Ws:
+        for reg, m in _REGIME_MARKERS.items():
+            for cen in (True, False):
+                sel_i = [i for i, p in enumerate(pts) if p[3] == wn and p[4] == reg and p[5] == cen]
+                if sel_i:
+                    col = WEIGHT_COLORS[wn]
+                    ax.scatter(
+                        x[sel_i],
+                        y[sel_i],
+                        s=30,
+                        marker=m,
+                        c=col if cen else "white",
+                        edgecolors=col,
+                        linewidths=1.0,
+                        zorder=3,
+                    )
+
+
+def _atlas_panel(ax, sel, Rs, Ws, q, tol) -> str:
+    """One panel of :func:`validation_atlas` (quantity ``q``); returns the sentence of the alt text."""
+    is_eig = q.startswith("lambda")
+    pts, ticks, labels = _atlas_points(sel, Rs, Ws, q)
+    if pts:
+        _draw_atlas_points(ax, pts, Ws)
+    band = tol.eig_rtol if is_eig else tol.overlap_atol
+    ys = np.array([p[1] for p in pts], dtype=float)
+    st = [p[6] for p in pts]
+    what = (
+        "relative error of the " + q.replace("_", " ")
+        if is_eig
+        else "error (simulation minus theory) of the squared cosine " + q.replace("_", " ")
+    )
+    summary = (
+        f"{what}: {len(pts)} points, {int(np.sum(np.abs(ys) <= band))} inside the grey band "
+        f"±{fmt(band)}, largest {fmt(np.max(np.abs(ys)) if ys.size else 0, 2)}; "
+        f"{st.count('disagree')} disagree, {st.count('explained')} explained"
+    )
+    ax.axhspan(-band, band, color="0.88", zorder=0)
+    ax.axhline(0, color=THEORY_COLOR, lw=0.8)
+    ax.set_xticks(ticks)
+    ax.set_xticklabels(labels, fontsize="x-small", rotation=90)
+    ax.set_xlim(-0.6, len(ticks) - 0.4)
+    name = _ATLAS_NAMES[q]
+    ylabel = (
+        rf"$({name}^{{\rm sim}} - {name}^{{\rm th}}) / {name}^{{\rm th}}$" if is_eig else rf"${name}$: sim $-$ theory"
+    )
+    finish(ax, ylabel=ylabel, legend=False)
+    return summary
 
 
 def validation_ideal(*, rows=None, centered: bool = True):
@@ -430,61 +439,8 @@ def validation_bulk_T(*, rows=None):
     fig, axes = figure(1, 2, width=7.2, height=7.2)
     ds = sorted({r["d"] for r in rows})
     Ts = sorted({r["T"] for r in rows})
-    greys = np.linspace(0.65, 0.1, len(ds))
-    for g, d in zip(greys, ds):
-        s = sorted((r for r in rows if r["d"] == d), key=lambda r: r["T"])
-        axes[0].errorbar(
-            [r["T"] for r in s],
-            [r["empirical"] for r in s],
-            yerr=[r["sem"] for r in s],
-            fmt="o-",
-            color=str(g),
-            label=f"paper's Thm 1, $d = {d}$",
-        )
-        f = [r for r in s if _has(r, "ks_fixed_T")]
-        if f:
-            axes[0].errorbar(
-                [r["T"] for r in f],
-                [r["ks_fixed_T"] for r in f],
-                yerr=[r["ks_fixed_T_sem"] for r in f],
-                fmt="s--",
-                color=str(g),
-                mfc="white",
-                label=f"fixed-$T$ law, $d = {d}$",
-            )
-    gap = sorted({(r["T"], r["law_gap"]) for r in rows if _has(r, "law_gap") and r["d"] == ds[-1]})
-    if gap:
-        axes[0].plot(
-            [t for t, _ in gap], [v for _, v in gap], "-", color="0.75", lw=4, zorder=0, label="between the two laws"
-        )
-    axes[0].set_xscale("log", base=2)
-    axes[0].set_yscale("log")
-    axes[0].set_xticks(Ts)
-    axes[0].set_xticklabels([str(t) for t in Ts])
-    finish(axes[0], xlabel="sequence length $T$", ylabel=r"Kolmogorov distance $D$", legend=False)
-    legend_right(axes[0], fontsize="x-small")
-    cmap = ["#C44E52", "#DD8452", "#4C72B0", "#55A868", "#8172B3", "#937860"]
-    for i, T in enumerate(Ts):
-        s = sorted((r for r in rows if r["T"] == T), key=lambda r: r["d"])
-        axes[1].loglog(
-            [r["d"] for r in s], [r["empirical"] for r in s], "o-", color=cmap[i % len(cmap)], label=f"$T = {T}$"
-        )
-        f = [r for r in s if _has(r, "ks_fixed_T")]
-        if f:
-            axes[1].loglog(
-                [r["d"] for r in f], [r["ks_fixed_T"] for r in f], "s--", mfc="white", color=cmap[i % len(cmap)]
-            )
-    dd = np.array(ds, dtype=float)
-    y0 = min(r["empirical"] for r in rows if r["d"] == ds[0])
-    axes[1].loglog(dd, y0 * dd[0] / dd, ":", color="0.4", label=r"$\propto 1/d$")
-    if any(_has(r, "ks_fixed_T") for r in rows):
-        axes[1].plot([], [], "s--", mfc="white", color="0.4", label="to the fixed-$T$ law")
-    axes[1].set_xticks(dd)
-    axes[1].set_xticklabels([f"{int(x)}" for x in dd])
-    axes[1].minorticks_off()
-    log_ticks(axes[1], "y")
-    finish(axes[1], xlabel="$d$", ylabel=r"Kolmogorov distance $D$", legend=False)
-    legend_right(axes[1], fontsize="x-small")
+    _bulk_distance_vs_T(axes[0], rows, ds, Ts)
+    _bulk_distance_vs_d(axes[1], rows, ds, Ts)
     r0 = rows[0]
     fig.suptitle(
         rf"bulk law vs $T$: mean pooling, $R = I$, $\beta = 0$,"
@@ -511,6 +467,67 @@ def validation_bulk_T(*, rows=None):
     )
 
 
+def _bulk_distance_vs_T(ax, rows, ds, Ts) -> None:
+    """The top panel of :func:`validation_bulk_T`: the distances against ``T``, one shade per ``d``, and
+    the distance between the two laws."""
+    greys = np.linspace(0.65, 0.1, len(ds))
+    for g, d in zip(greys, ds):
+        s = sorted((r for r in rows if r["d"] == d), key=lambda r: r["T"])
+        ax.errorbar(
+            [r["T"] for r in s],
+            [r["empirical"] for r in s],
+            yerr=[r["sem"] for r in s],
+            fmt="o-",
+            color=str(g),
+            label=f"paper's Thm 1, $d = {d}$",
+        )
+        f = [r for r in s if _has(r, "ks_fixed_T")]
+        if f:
+            ax.errorbar(
+                [r["T"] for r in f],
+                [r["ks_fixed_T"] for r in f],
+                yerr=[r["ks_fixed_T_sem"] for r in f],
+                fmt="s--",
+                color=str(g),
+                mfc="white",
+                label=f"fixed-$T$ law, $d = {d}$",
+            )
+    gap = sorted({(r["T"], r["law_gap"]) for r in rows if _has(r, "law_gap") and r["d"] == ds[-1]})
+    if gap:
+        ax.plot(
+            [t for t, _ in gap], [v for _, v in gap], "-", color="0.75", lw=4, zorder=0, label="between the two laws"
+        )
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(Ts)
+    ax.set_xticklabels([str(t) for t in Ts])
+    finish(ax, xlabel="sequence length $T$", ylabel=r"Kolmogorov distance $D$", legend=False)
+    legend_right(ax, fontsize="x-small")
+
+
+def _bulk_distance_vs_d(ax, rows, ds, Ts) -> None:
+    """The bottom panel of :func:`validation_bulk_T`: the distances against ``d``, one colour per ``T``,
+    with a ``1/d`` reference."""
+    cmap = ["#C44E52", "#DD8452", "#4C72B0", "#55A868", "#8172B3", "#937860"]
+    for i, T in enumerate(Ts):
+        s = sorted((r for r in rows if r["T"] == T), key=lambda r: r["d"])
+        ax.loglog([r["d"] for r in s], [r["empirical"] for r in s], "o-", color=cmap[i % len(cmap)], label=f"$T = {T}$")
+        f = [r for r in s if _has(r, "ks_fixed_T")]
+        if f:
+            ax.loglog([r["d"] for r in f], [r["ks_fixed_T"] for r in f], "s--", mfc="white", color=cmap[i % len(cmap)])
+    dd = np.array(ds, dtype=float)
+    y0 = min(r["empirical"] for r in rows if r["d"] == ds[0])
+    ax.loglog(dd, y0 * dd[0] / dd, ":", color="0.4", label=r"$\propto 1/d$")
+    if any(_has(r, "ks_fixed_T") for r in rows):
+        ax.plot([], [], "s--", mfc="white", color="0.4", label="to the fixed-$T$ law")
+    ax.set_xticks(dd)
+    ax.set_xticklabels([f"{int(x)}" for x in dd])
+    ax.minorticks_off()
+    log_ticks(ax, "y")
+    finish(ax, xlabel="$d$", ylabel=r"Kolmogorov distance $D$", legend=False)
+    legend_right(ax, fontsize="x-small")
+
+
 def validation_spikes_T(*, rows=None, fixed_T: bool = True):
     """The spike formulas at short sequence lengths (study ``spikes_T`` of
     :func:`seqrmt.validation.spikes_vs_T`): relative error of the signal eigenvalue
@@ -520,8 +537,6 @@ def validation_spikes_T(*, rows=None, fixed_T: bool = True):
     large-``T`` formulas (:func:`seqrmt.predict`, the stored ``predicted``); with ``fixed_T``,
     hollow markers: against the fixed-``T`` prediction (:func:`seqrmt.fixed_T_predict` with the
     rows' ``d``)."""
-    from ..fixed_T_spike import fixed_T_predict
-
     rows = [r for r in _fs_rows(rows) if r.get("study") == "spikes_T"]
     if not rows:
         raise ValueError("rows contain no spikes_T study")
@@ -529,54 +544,10 @@ def validation_spikes_T(*, rows=None, fixed_T: bool = True):
     tol = _v.Tolerance()
     fig, axes = figure(1, 2, width=7.2, height=7.2)
     ratios = sorted({round(r["ratio"], 6) for r in rows})
-    worst = []
-    markers = ["o", "^", "s", "D"]
-
-    def fixed(r, q):
-        p = fixed_T_predict(
-            r["delta"], r["gamma"], mean_weights(r["T"]), _v.atlas_correlation(r["R"], r["T"]), r["beta"], d=int(r["d"])
-        )
-        return p.sample_outlier if q.startswith("lambda") else p.overlap
-
     theories = [("predicted", "large $T$", False)] + ([("fixed", "fixed $T$", True)] if fixed_T else [])
-    for ax, q in zip(axes, ("lambda_signal", "overlap_signal")):
-        errs = {}
-        for k, (key, name, hollow) in enumerate(theories):
-            for j, rt in enumerate(ratios):
-                s = sorted((r for r in rows if r["quantity"] == q and round(r["ratio"], 6) == rt), key=lambda r: r["T"])
-                pred = [r["predicted"] if key == "predicted" else fixed(r, q) for r in s]
-                if any(p is None for p in pred):
-                    keep = [i for i, p in enumerate(pred) if p is not None]
-                    s, pred = [s[i] for i in keep], [pred[i] for i in keep]
-                scale = [p if q.startswith("lambda") else 1.0 for p in pred]
-                y = [(r["empirical"] - p) / c for r, p, c in zip(s, pred, scale)]
-                e = [tol.quantile(r["n"]) * r["sem"] / c for r, c in zip(s, scale)]
-                errs.setdefault(name, []).extend(zip([r["T"] for r in s], y))
-                col = SIM_COLOR if j else THEORY_COLOR
-                ax.errorbar(
-                    [r["T"] * (1 + 0.05 * (2 * k + j - 1.5)) for r in s],
-                    y,
-                    yerr=e,
-                    fmt=markers[j % 4],
-                    color=col,
-                    mfc="white" if hollow else col,
-                    ms=5,
-                    capsize=2,
-                    label=rf"{name}, $\theta/\theta_c = {rt:g}$",
-                )
-        band = tol.eig_rtol if q.startswith("lambda") else tol.overlap_atol
-        parts = []
-        for name, te in errs.items():
-            t_w, e_w = max(te, key=lambda x: abs(x[1])) if te else (0, 0.0)
-            parts.append(f"{plain_text(name)}: largest error {fmt(e_w, 2)} (at T = {t_w})")
-        worst.append("; ".join(parts) + f"; band ±{fmt(band)}")
-        ax.axhspan(-band, band, color="0.88", zorder=0)
-        ax.axhline(0, color=THEORY_COLOR, lw=0.8)
-        ax.set_xscale("log", base=2)
-        Ts = sorted({r["T"] for r in rows})
-        ax.set_xticks(Ts)
-        ax.set_xticklabels([str(t) for t in Ts])
-        ax.minorticks_off()
+    worst = [
+        _spikes_T_panel(ax, rows, q, theories, ratios, tol) for ax, q in zip(axes, ("lambda_signal", "overlap_signal"))
+    ]
     finish(
         axes[0],
         xlabel="sequence length $T$",
@@ -614,6 +585,59 @@ def validation_spikes_T(*, rows=None, fixed_T: bool = True):
         + worst[1]
         + ".",
     )
+
+
+def _fixed_T_value(r, q):
+    """The fixed-``T`` prediction of quantity ``q`` for a row of the ``spikes_T`` study (``None``: none)."""
+    from ..fixed_T_spike import fixed_T_predict
+
+    p = fixed_T_predict(
+        r["delta"], r["gamma"], mean_weights(r["T"]), _v.atlas_correlation(r["R"], r["T"]), r["beta"], d=int(r["d"])
+    )
+    return p.sample_outlier if q.startswith("lambda") else p.overlap
+
+
+def _spikes_T_panel(ax, rows, q, theories, ratios, tol) -> str:
+    """One panel of :func:`validation_spikes_T` (quantity ``q``): the errors against each theory, one
+    marker per ``theta / theta_c``; returns the sentence of the alt text."""
+    markers = ["o", "^", "s", "D"]
+    errs = {}
+    for k, (key, name, hollow) in enumerate(theories):
+        for j, rt in enumerate(ratios):
+            s = sorted((r for r in rows if r["quantity"] == q and round(r["ratio"], 6) == rt), key=lambda r: r["T"])
+            pred = [r["predicted"] if key == "predicted" else _fixed_T_value(r, q) for r in s]
+            if any(p is None for p in pred):
+                keep = [i for i, p in enumerate(pred) if p is not None]
+                s, pred = [s[i] for i in keep], [pred[i] for i in keep]
+            scale = [p if q.startswith("lambda") else 1.0 for p in pred]
+            y = [(r["empirical"] - p) / c for r, p, c in zip(s, pred, scale)]
+            e = [tol.quantile(r["n"]) * r["sem"] / c for r, c in zip(s, scale)]
+            errs.setdefault(name, []).extend(zip([r["T"] for r in s], y))
+            col = SIM_COLOR if j else THEORY_COLOR
+            ax.errorbar(
+                [r["T"] * (1 + 0.05 * (2 * k + j - 1.5)) for r in s],
+                y,
+                yerr=e,
+                fmt=markers[j % 4],
+                color=col,
+                mfc="white" if hollow else col,
+                ms=5,
+                capsize=2,
+                label=rf"{name}, $\theta/\theta_c = {rt:g}$",
+            )
+    band = tol.eig_rtol if q.startswith("lambda") else tol.overlap_atol
+    parts = []
+    for name, te in errs.items():
+        t_w, e_w = max(te, key=lambda x: abs(x[1])) if te else (0, 0.0)
+        parts.append(f"{plain_text(name)}: largest error {fmt(e_w, 2)} (at T = {t_w})")
+    ax.axhspan(-band, band, color="0.88", zorder=0)
+    ax.axhline(0, color=THEORY_COLOR, lw=0.8)
+    ax.set_xscale("log", base=2)
+    Ts = sorted({r["T"] for r in rows})
+    ax.set_xticks(Ts)
+    ax.set_xticklabels([str(t) for t in Ts])
+    ax.minorticks_off()
+    return "; ".join(parts) + f"; band ±{fmt(band)}"
 
 
 def validation_bulk_histogram(*, T: int = 1, d: int = 400, delta: float = 0.5, gamma: float = 0.5, seed: int = 0):

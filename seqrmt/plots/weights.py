@@ -330,6 +330,41 @@ def weights_alignment(
 _NEG_COLOR = "#8172B3"  # the unconstrained (sign-alternating) optimum
 
 
+_NEGATIVE_COLORS = {
+    "unconstrained": _NEG_COLOR,
+    "simplex": WEIGHT_COLORS["optimal"],
+    "mean": WEIGHT_COLORS["mean"],
+    "causal": WEIGHT_COLORS["causal"],
+}
+_NEGATIVE_LABELS = {
+    "unconstrained": "top eigenvector (any real $w$)",
+    "simplex": r"best attention weights ($w\geq 0$, $\sum w_t=1$)",
+    "mean": "mean",
+    "causal": "causal",
+}
+
+
+def _four_weights(R) -> dict[str, np.ndarray]:
+    """The four weights of :func:`weights_negative` for ``R``: the unconstrained and the simplex optima,
+    mean and causal pooling."""
+    return {
+        "unconstrained": optimal_weights(R, normalize="unit"),
+        "simplex": optimal_weights(R, simplex=True),
+        "mean": named_weights("mean", R),
+        "causal": named_weights("causal", R),
+    }
+
+
+def _snr_curves(T: int, rhos) -> dict[str, list[float]]:
+    """``alpha/kappa`` of each of the four weights against the Markov parameter, at each of ``rhos``."""
+    curves: dict[str, list[float]] = {name: [] for name in _NEGATIVE_LABELS}
+    for r in rhos:
+        Rr = markov_correlation(T, float(r))
+        for name, w in _four_weights(Rr).items():
+            curves[name].append(snr(w, Rr))  # alpha/kappa
+    return curves
+
+
 def weights_negative(*, T: int = 16, rho: float = -0.5, rhos=None):
     """Optimal weights when the signs anti-correlate (Markov ``rho < 0``).
 
@@ -348,29 +383,9 @@ def weights_negative(*, T: int = 16, rho: float = -0.5, rhos=None):
     if rhos.ndim != 1 or rhos.size < 2 or not np.all((rhos > -1) & (rhos < 1)):
         raise ValueError("rhos must be a 1-d sequence of at least two values in (-1, 1)")
     rhos = np.sort(rhos)
-
-    def four(R):
-        return {
-            "unconstrained": optimal_weights(R, normalize="unit"),
-            "simplex": optimal_weights(R, simplex=True),
-            "mean": named_weights("mean", R),
-            "causal": named_weights("causal", R),
-        }
-
-    colors = {
-        "unconstrained": _NEG_COLOR,
-        "simplex": WEIGHT_COLORS["optimal"],
-        "mean": WEIGHT_COLORS["mean"],
-        "causal": WEIGHT_COLORS["causal"],
-    }
-    labels = {
-        "unconstrained": "top eigenvector (any real $w$)",
-        "simplex": r"best attention weights ($w\geq 0$, $\sum w_t=1$)",
-        "mean": "mean",
-        "causal": "causal",
-    }
+    colors, labels = _NEGATIVE_COLORS, _NEGATIVE_LABELS
     R = markov_correlation(T, rho)
-    ws = four(R)
+    ws = _four_weights(R)
     t = np.arange(1, T + 1)
     # panels stacked: the figure stays readable on a phone column
     fig, (ax1, ax2) = figure(1, 2, width=6.4, height=8.0)
@@ -392,11 +407,7 @@ def weights_negative(*, T: int = 16, rho: float = -0.5, rhos=None):
         title=rf"Markov, $T={T}$, $\rho={rho:g}$: weights at unit norm",
     )
     ax1.legend(fontsize="x-small", frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1)
-    curves = {name: [] for name in ws}
-    for r in rhos:
-        Rr = markov_correlation(T, float(r))
-        for name, w in four(Rr).items():
-            curves[name].append(snr(w, Rr))  # alpha/kappa
+    curves = _snr_curves(T, rhos)
     for name, c in curves.items():
         ax2.plot(rhos, c, "o-" if name == "simplex" else "-", color=colors[name], ms=3, lw=1.5, label=labels[name])
     ax2.axvline(rho, color="k", ls=":", lw=1)
