@@ -29,6 +29,8 @@ from pathlib import Path
 
 import pytest
 
+from seqrmt import settings
+
 import site_checks
 from site_build import RUN_ID, build_lock, forced_rebuild, mark_rebuilt
 
@@ -47,14 +49,14 @@ CHROMIUM_ARGS = [
 
 
 def _unavailable(reason: str) -> None:
-    if os.environ.get("SEQRMT_REQUIRE_BROWSER") == "1":
+    if settings.flag("SEQRMT_REQUIRE_BROWSER"):
         pytest.fail(f"{reason} (SEQRMT_REQUIRE_BROWSER=1, so this is an error)", pytrace=False)
     pytest.skip(reason)
 
 
 def chromium_path() -> str | None:
     """The system Chromium, or None."""
-    env = os.environ.get("SEQRMT_CHROMIUM")
+    env = settings.get("SEQRMT_CHROMIUM")
     for candidate in (env, "/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser")):
         if candidate and Path(candidate).exists():
             return candidate
@@ -168,7 +170,7 @@ def _slides_stale() -> list[str]:
 
 @pytest.fixture(scope="session")
 def built_slides() -> Path:
-    mode = os.environ.get("SEQRMT_REBUILD", "")
+    mode = settings.get("SEQRMT_REBUILD")
     with build_lock("slides-build"):
         newer = _slides_stale()
         if forced_rebuild("slides") or newer:

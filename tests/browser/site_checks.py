@@ -763,7 +763,7 @@ def math_band_problems(page, max_band_px: int = 3, limit: int = 12) -> tuple[int
 JS_CLIPPED_MATH = r"""
 async () => {
   const style = document.createElement('style');
-  style.textContent = 'main section { content-visibility: visible !important; }';
+  style.textContent = 'main section, main section > * { content-visibility: visible !important; }';
   document.head.appendChild(style);
   // the page's own script (site.js) measures each formula once it is laid out
   await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 50))));

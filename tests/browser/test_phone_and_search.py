@@ -79,7 +79,7 @@ def _plant(page, css: str) -> None:
 JS_MATH_EDGES = r"""
 async () => {
   const style = document.createElement('style');
-  style.textContent = 'main section { content-visibility: visible !important; }';
+  style.textContent = 'main section, main section > * { content-visibility: visible !important; }';
   document.head.appendChild(style);
   await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
   const shown = e => e.getClientRects().length > 0 && !e.closest('[hidden], details:not([open])');

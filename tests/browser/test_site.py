@@ -53,13 +53,14 @@ from __future__ import annotations
 import contextlib
 import glob
 import json
-import os
 import re
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
 import yaml
+
+from seqrmt import settings
 
 import site_checks
 
@@ -339,7 +340,7 @@ def _check_links(page, site_url: str, built_site: Path, problems: list[str]) -> 
         if path == "" or path.endswith("/"):
             target = target / "index.html"
         if not target.is_file():
-            if path.startswith("_pdf/") and os.environ.get("SEQRMT_REQUIRE_PDF") != "1":
+            if path.startswith("_pdf/") and not settings.flag("SEQRMT_REQUIRE_PDF"):
                 continue  # the PDF is built only where TeX is installed (scripts/build_pdf.sh)
             problems.append(f"broken internal link: {href}")
             continue
@@ -620,7 +621,7 @@ def _check_page(browser, base_url: str, built_site: Path, page_name: str, screen
 
 #: Full-page screenshots of every page (1-7 s each on a long page, for a human to look at; no
 #: check reads them) only when asked for: ``SEQRMT_SCREENSHOTS=1``.
-TAKE_SCREENSHOTS = os.environ.get("SEQRMT_SCREENSHOTS", "") == "1"
+TAKE_SCREENSHOTS = settings.flag("SEQRMT_SCREENSHOTS")
 
 
 def _screenshot_name(page_name: str) -> str:
