@@ -259,6 +259,7 @@ def _config_inited(app: Any, config: Any) -> None:
 
 
 def setup(app: Any) -> dict[str, Any]:
+    app.setup_extension("seqrmt_book.bundles")  # the page's stylesheets in one file
     app.connect("config-inited", _config_inited)
     # Run after the other extensions (myst-nb adds the widget scripts at priority 500).
     app.connect("html-page-context", _page_context, priority=900)

@@ -127,11 +127,12 @@ def loads_mathjax(tree: Any) -> bool:
     return False
 
 
-def _links_stylesheet(tree: Any, path: str) -> bool:
-    """Whether a page links the stylesheet ``path`` (relative to ``_static/``)."""
-    from urllib.parse import urlsplit
+def _links_stylesheet(outdir: Path, page: str, tree: Any, path: str) -> bool:
+    """Whether the page ``page`` (its path under ``outdir``) loads the stylesheet ``path`` (under the
+    site's root), on its own or inside a bundle (:mod:`seqrmt_book.bundles`)."""
+    from .bundles import page_stylesheets
 
-    return any(urlsplit(link.get("href", "")).path.endswith(path) for link in tree.find_all("link"))
+    return path in page_stylesheets(outdir, page, tree)
 
 
 #: The Python package (requirements.txt) that installs Node.js into the environment.
@@ -607,7 +608,7 @@ def check_site(outdir: Path) -> tuple[int, int]:
             pages, formulas = pages + 1, formulas + len(typeset_formulas)
             if not all(f.find("mjx-assistive-mml") for f in typeset_formulas):
                 problems.append(f"{key}: a formula without its hidden MathML")
-            if not _links_stylesheet(tree, CSS_PATH.removeprefix("_static/")):
+            if not _links_stylesheet(outdir, key, tree, CSS_PATH):
                 problems.append(f"{key}: no link to the math stylesheet")
     if not formulas:
         problems.append("no page carries typeset math")

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from scratch_sphinx import build_html
-from seqrmt_book import STATIC, previews, theme, typeset
+from seqrmt_book import STATIC, bundles, previews, theme, typeset
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -68,6 +68,18 @@ print("hi")
 :alt: a figure
 :width: 20px
 ```
+
+```{image} fig.png
+:alt: the same figure again
+:width: 20px
+```
+
+:::{dropdown} Folded
+```{image} fig.png
+:alt: a folded figure
+:width: 20px
+```
+:::
 """
 
 OTHER = """# Other
@@ -136,6 +148,13 @@ def site(tmp_path_factory) -> Path:
     return _build(src, fresh=True)
 
 
+def _stylesheets(site: Path, page: str) -> list[str]:
+    """The stylesheets the page loads, bundles replaced by their files (paths under the site's root)."""
+    from bs4 import BeautifulSoup
+
+    return bundles.page_stylesheets(site, page, BeautifulSoup(_read(site, page), "html.parser"))
+
+
 def _read(site: Path, name: str) -> str:
     return (site / name).read_text(encoding="utf-8")
 
@@ -151,8 +170,8 @@ def test_math_is_typeset_as_the_page_is_written(site: Path) -> None:
     assert re.search(
         r'<span class="seqrmt-nobr"><span class="math[^"]*">.*?</mjx-container></span>\.</span>', page, re.S
     )
-    assert 'href="_static/seqrmt/math.css' in page
-    assert "math.css" not in _read(site, "citations.html")  # no math: no stylesheet
+    assert typeset.CSS_PATH in _stylesheets(site, "page.html")
+    assert typeset.CSS_PATH not in _stylesheets(site, "citations.html")  # no math: no stylesheet
     assert typeset.check_site(site) == (2, 4)  # page.html 3, other.html 1
     css = _read(site, typeset.CSS_PATH)
     assert "mjx-c1D6FC" in css and "mjx-c2135" in css  # alpha (page), aleph (other)
@@ -169,7 +188,7 @@ def test_an_incremental_build_keeps_the_stylesheet_whole(site: Path) -> None:
     # other.md loses its only formula: its page no longer links the stylesheet, which loses the aleph
     (src / "other.md").write_text(OTHER.replace("Only here: $\\aleph$.", "No math now."), encoding="utf-8")
     third = _build(src, fresh=False)
-    assert "math.css" not in _read(third, "other.html")
+    assert typeset.CSS_PATH not in _stylesheets(third, "other.html")
     assert "mjx-c2135" not in _read(third, typeset.CSS_PATH) and "mjx-c1D6FE" in _read(third, typeset.CSS_PATH)
 
 
@@ -188,9 +207,12 @@ def test_links_to_statements_and_equations_have_previews(site: Path) -> None:
 
 def test_markup_of_images_code_tables_citations_and_hidden_cells(site: Path) -> None:
     page = _read(site, "page.html")
-    img = re.search(r"<img [^>]*>", page).group(0)
-    assert 'loading="lazy"' in img and 'decoding="async"' in img
-    assert 'width="20" height="5"' in img  # CSS width, aspect kept
+    first, second, folded = re.findall(r"<img [^>]*>", page)
+    # the first one (the largest paint of a chapter's first screen) at once, the others when near
+    assert "loading=" not in first and 'fetchpriority="high"' in first
+    assert 'loading="lazy"' in second and 'decoding="async"' in second and "fetchpriority" not in second
+    assert 'loading="lazy"' in folded and "a folded figure" in folded
+    assert 'width="20" height="5"' in first and 'width="20" height="5"' in second  # CSS width, aspect kept
     assert '<pre tabindex="0" role="group" aria-label="Code">' in page
     assert '<div class="pst-scrollable-table-container" tabindex="0" role="group" aria-label="Table">' in page
     citations = _read(site, "citations.html")
@@ -211,7 +233,8 @@ def test_assets_of_a_page_and_of_the_search_page(site: Path) -> None:
     assert re.search(r'<script type="seqrmt/after-paint" src="[^"]*scripts/bootstrap\.js', page)
     assert re.search(r'<script defer src="[^"]*scripts/bootstrap\.js', search)  # not postponed
     assert "sphinx-design" not in page and "design-tabs" not in page  # no component on the page
-    assert "sphinx-design.min.css" in _read(site, "other.html")  # a card: its stylesheet stays
+    assert not any("sphinx-design" in css for css in _stylesheets(site, "page.html"))
+    assert "_static/sphinx-design.min.css" in _stylesheets(site, "other.html")  # a card: its stylesheet stays
     options = _read(site, "_static/documentation_options.js").strip()
     assert f"<script>{options}</script>" in page
     assert "documentation_options.js" not in page
@@ -223,9 +246,40 @@ def test_the_served_stylesheet_sets_the_column_the_figures_are_checked_for(site:
     css = _read(site, "_static/seqrmt/site.css")
     assert not (site / "_static" / "seqrmt" / "site.css_t").exists()
     assert_agrees_with_the_check(css)
-    assert re.search(
-        r'<link rel="stylesheet" type="text/css" href="_static/seqrmt/site\.css\?v=', _read(site, "page.html")
-    )
+    assert _stylesheets(site, "page.html")[-1] == "_static/seqrmt/site.css"  # last: it wins
+
+
+def test_a_pages_stylesheets_come_in_one_bundle(site: Path) -> None:
+    """The page links one bundle for its local stylesheets (besides the theme's own), the bundle holds
+    them in order with their url()s rewritten, and the same files give the same bundle."""
+    from bs4 import BeautifulSoup
+
+    tree = BeautifulSoup(_read(site, "page.html"), "html.parser")
+    links = [link["href"] for link in tree.find_all("link", rel="stylesheet")]
+    bundles_linked = [h for h in links if bundles.BUNDLE_DIR in h]
+    assert len(bundles_linked) == 1, links
+    assert all(bundles.BUNDLE_DIR in h or "styles/theme.css" in h or "pydata-sphinx-theme" in h for h in links)
+    files = bundles.bundle_files(site, bundles_linked[0])
+    assert files[0] == "_static/pygments.css" and typeset.CSS_PATH in files
+    bundle = _read(site, bundles_linked[0].split("?")[0])
+    for name in files:  # each file in order, whole
+        assert f"/* {name} */" in bundle
+    assert bundle.index("/* _static/pygments.css */") < bundle.index("/* _static/seqrmt/site.css */")
+    # every file a url() of the bundle names (the math fonts of math.css among them) is found from
+    # the bundle's folder
+    relative = [u for u in re.findall(r'url\("?([^")]+)"?\)', bundle) if not u.startswith(("data:", "http"))]
+    assert relative
+    for url in relative:
+        assert (site / bundles.BUNDLE_DIR / url.split("?")[0].split("#")[0]).resolve().is_file(), url
+
+
+def test_bundled_urls_are_rewritten_for_the_bundles_folder() -> None:
+    css = '@font-face{src:url("../fonts/a.woff2?v=1#x") format("woff2"), url(b.ttf)} .x{background:url(data:,y)}'
+    out = bundles.rebase_urls(css, "_static/styles/theme.css", "_static/seqrmt/bundles/abc.css")
+    assert 'url("../../fonts/a.woff2?v=1#x")' in out and "url(../../styles/b.ttf)" in out
+    assert "url(data:,y)" in out
+    with pytest.raises(ValueError, match="@import"):
+        bundles.rebase_urls('@import "x.css";', "_static/a.css", "_static/seqrmt/bundles/b.css")
 
 
 def test_the_themes_files_are_not_changed(site: Path) -> None:

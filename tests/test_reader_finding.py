@@ -201,7 +201,12 @@ def test_split_index_catches_a_duplicate_and_an_api_entry() -> None:
 def test_results_index_is_linked_and_typeset(site: Path) -> None:
     results = _read(site, "prf-prf.html")
     assert "$" not in re.sub(r"<script.*?</script>", "", results, flags=re.S)
-    assert "<mjx-container" in results and "math.css" in results
+    from bs4 import BeautifulSoup
+
+    from seqrmt_book import bundles, typeset
+
+    assert "<mjx-container" in results
+    assert typeset.CSS_PATH in bundles.page_stylesheets(site, "prf-prf.html", BeautifulSoup(results, "html.parser"))
     chapter = _read(site, "book/00_chapter.html")
     assert 'href="../prf-prf.html"' in chapter and 'href="../api-index.html"' in chapter
 

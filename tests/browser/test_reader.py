@@ -166,7 +166,10 @@ def test_search_field_check_catches_a_second_button(new_page, site_url):
 def test_search_icon_check_catches_an_icon_over_the_text(new_page, site_url):
     page = new_page(390)
     # planted: the theme's own placement of the icon, over the field's padding
-    _rewrite(page, "**/_static/seqrmt/site.css*", lambda css: css.replace("position: static;", "position: absolute;"))
+    # (site.css is served inside the page's stylesheet bundle, seqrmt_book/bundles.py)
+    _rewrite(
+        page, "**/_static/seqrmt/bundles/*.css*", lambda css: css.replace("position: static;", "position: absolute;")
+    )
     problems = site_checks.search_field_problems(page, site_url, LIGHT_PAGE)
     assert any("search dialog: the search icon covers the typed text" in p for p in problems), problems
 
