@@ -12,7 +12,8 @@ module                   what it does
 ``cache``                what each notebook's cached execution depends on; a report of what
                          each build executed (also used by ``scripts/execute_notebooks.py``)
 ``assets``               what each page loads: nothing from a CDN, scripts after the first
-                         paint, the widget state out of the page
+                         paint, the widget state out of the page (sets up ``bundles``: the
+                         page's stylesheets in one file)
 ``typeset``              math typeset at build time by MathJax in Node.js (an HTML math
                          renderer)
 ``html``                 images, scroll boxes, bibliography and hidden-cell markup (a

@@ -4,7 +4,9 @@ accessible and light where it is written (a translator mixin and node visitors).
 * **Images** (:meth:`SeqrmtTranslatorMixin.visit_image`): content images get
   ``loading="lazy"``, ``decoding="async"`` and their intrinsic ``width``/``height`` (no
   layout shift while they load), but the page's first one that is not folded away, often its
-  largest paint, which is fetched at once with ``fetchpriority="high"``; a PNG drawn at twice its CSS width (``seqrmt.plots``)
+  largest paint, which is fetched at once with ``fetchpriority="high"``; a figure drawn at
+  twice its size gets a phone-sized copy offered by ``srcset`` (:func:`phone_variant`, written
+  after the build); a PNG drawn at twice its CSS width (``seqrmt.plots``)
   gets the CSS width and the height that keeps its aspect ratio.
 * **Scroll boxes** (:meth:`~SeqrmtTranslatorMixin.visit_literal_block`,
   :meth:`~SeqrmtTranslatorMixin.visit_table`): every ``<pre>`` of a code block (named
@@ -27,11 +29,13 @@ pydata-sphinx-theme has put its own there (the theme's ``setup_translators``).
 
 from __future__ import annotations
 
+import posixpath
 import struct
 import types
 from html import escape
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from docutils import nodes
 
@@ -58,6 +62,75 @@ def display_size(pixels: tuple[int, int], css_width: str | None) -> tuple[int, i
             return w, h
         return int(round(shown)), int(round(shown * h / w))
     return w, h
+
+
+#: Width in pixels of the phone-sized copy of a figure: the phone column (``seqrmt.columns``) at
+#: twice its CSS pixels.  A phone downloads it instead of the figure's full PNG (``srcset``).
+PHONE_VARIANT_PX = 720
+#: Suffix of a phone-sized copy's file name (``<name>.w720.png`` beside ``<name>.png`` in ``_images/``).
+VARIANT_SUFFIX = f".w{PHONE_VARIANT_PX}.png"
+_VARIANTS = "_seqrmt_image_variants"
+
+
+def phone_variant(pixels: tuple[int, int] | None, css_width: str | None, uri: str) -> tuple[str, str, str] | None:
+    """``(srcset, sizes, file name)`` of a PNG figure that gets a phone-sized copy, or ``None``.
+
+    A figure drawn at twice its CSS width (``seqrmt.plots``) and more than half as wide again as the
+    copy gets a copy :data:`PHONE_VARIANT_PX` pixels wide: ``srcset`` offers both by their widths, and
+    ``sizes`` says the image is shown as wide as the narrow screen's column (the screen less its
+    margins, :mod:`seqrmt.columns`) up to its CSS width, so that a phone takes the copy and a
+    desktop the full figure."""
+    from seqrmt import columns
+
+    if not pixels or not uri.endswith(".png") or not css_width or not css_width.endswith("px"):
+        return None
+    width = pixels[0]
+    try:
+        css = float(css_width[:-2])
+    except ValueError:
+        return None
+    if width < 1.5 * PHONE_VARIANT_PX or width < 1.9 * css:
+        return None
+    copy = uri[: -len(".png")] + VARIANT_SUFFIX
+    srcset = f"{copy} {PHONE_VARIANT_PX}w, {uri} {width}w"
+    inset = 2 * columns.NARROW_INSET_PX
+    sizes = f"(max-width: {columns.NARROW_SCREEN_MAX_PX}px) min(calc(100vw - {inset}px), {css:g}px), {css:g}px"
+    return srcset, sizes, posixpath.basename(uri)
+
+
+def _variants(app: Any) -> set[str]:
+    found = getattr(app, _VARIANTS, None)
+    if found is None:
+        found = set()
+        setattr(app, _VARIANTS, found)
+    return found
+
+
+def write_phone_variant(source: Path) -> Path:
+    """Write the phone-sized copy of the PNG ``source`` beside it (unless it is newer); its path."""
+    from PIL import Image
+
+    target = source.with_name(source.name[: -len(".png")] + VARIANT_SUFFIX)
+    if target.is_file() and target.stat().st_mtime >= source.stat().st_mtime:
+        return target
+    with Image.open(source) as image:
+        rgb = image.convert("RGB")
+        height = round(rgb.height * PHONE_VARIANT_PX / rgb.width)
+        small = rgb.resize((PHONE_VARIANT_PX, height), Image.Resampling.LANCZOS)
+        small = small.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+        small.save(target, format="PNG", optimize=True)
+    return target
+
+
+def _build_finished(app: Any, exception: Exception | None) -> None:
+    """The phone-sized copies of the figures the pages offer (Sphinx has copied the images by now)."""
+    if exception is not None or getattr(app.builder, "format", "") != "html":
+        return
+    images = Path(app.outdir) / "_images"
+    for name in sorted(_variants(app)):
+        source = images / unquote(name)
+        if source.is_file():
+            write_phone_variant(source)
 
 
 def _with_attributes(tag: str, extra: str) -> str:
@@ -114,11 +187,15 @@ class SeqrmtTranslatorMixin:
         if not local or len(self.body) == start or not self.body[-1].lstrip().startswith("<img"):
             return
         extra = ['fetchpriority="high"' if first else 'decoding="async"']
-        if "height" not in node:
-            size = png_size(Path(self.builder.srcdir) / source)
-            if size:
-                w, h = display_size(size, node.get("width"))
-                extra.append(f'width="{w}" height="{h}"')
+        size = png_size(Path(self.builder.srcdir) / source)
+        if "height" not in node and size:
+            w, h = display_size(size, node.get("width"))
+            extra.append(f'width="{w}" height="{h}"')
+        variant = phone_variant(size, node.get("width"), str(node["uri"]))
+        if variant:
+            srcset, sizes, name = variant
+            extra.append(f'srcset="{escape(srcset, quote=True)}" sizes="{escape(sizes, quote=True)}"')
+            _variants(self.builder.app).add(name)
         self.body[-1] = _with_attributes(self.body[-1], " ".join(extra))
 
     def visit_literal_block(self, node: Any) -> None:
@@ -181,4 +258,5 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_node(HideCodeCellNode, override=True, html=(visit_hide_cell, depart_HideCellInput))
     # after pydata-sphinx-theme's setup_translators (builder-inited, priority 500)
     app.connect("builder-inited", _add_mixin, priority=900)
+    app.connect("build-finished", _build_finished)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -74,6 +74,11 @@ print("hi")
 :width: 20px
 ```
 
+```{image} wide.png
+:alt: a figure drawn at twice its size
+:width: 800px
+```
+
 :::{dropdown} Folded
 ```{image} fig.png
 :alt: a folded figure
@@ -145,6 +150,7 @@ def site(tmp_path_factory) -> Path:
     (src / "citations.rst").write_text(CITATIONS, encoding="utf-8")
     (src / "notebook.ipynb").write_text(json.dumps(NOTEBOOK), encoding="utf-8")
     (src / "fig.png").write_bytes(_png(40, 10))
+    (src / "wide.png").write_bytes(_png(1600, 400))
     return _build(src, fresh=True)
 
 
@@ -207,12 +213,20 @@ def test_links_to_statements_and_equations_have_previews(site: Path) -> None:
 
 def test_markup_of_images_code_tables_citations_and_hidden_cells(site: Path) -> None:
     page = _read(site, "page.html")
-    first, second, folded = re.findall(r"<img [^>]*>", page)
+    first, second, wide, folded = re.findall(r"<img [^>]*>", page)
     # the first one (the largest paint of a chapter's first screen) at once, the others when near
     assert "loading=" not in first and 'fetchpriority="high"' in first
     assert 'loading="lazy"' in second and 'decoding="async"' in second and "fetchpriority" not in second
     assert 'loading="lazy"' in folded and "a folded figure" in folded
     assert 'width="20" height="5"' in first and 'width="20" height="5"' in second  # CSS width, aspect kept
+    # drawn at twice its size: a phone takes the copy 720 px wide (as wide as the narrow screen's column)
+    assert "srcset" not in first and 'width="800" height="200"' in wide
+    assert 'srcset="_images/wide.w720.png 720w, _images/wide.png 1600w"' in wide
+    assert 'sizes="(max-width: 768px) min(calc(100vw - 32px), 800px), 800px"' in wide
+    from PIL import Image
+
+    with Image.open(site / "_images" / "wide.w720.png") as copy:
+        assert copy.size == (720, 180)
     assert '<pre tabindex="0" role="group" aria-label="Code">' in page
     assert '<div class="pst-scrollable-table-container" tabindex="0" role="group" aria-label="Table">' in page
     citations = _read(site, "citations.html")
