@@ -259,3 +259,17 @@ def test_search_template_defers_the_themes_three_search_scripts():
     assert "{{ super() }}" in theirs and len(sources) == theirs.count("<script") == 3, theirs
     assert "{{ super.super() }}" in ours and "super()" not in ours.replace("super.super()", "")
     assert re.findall(r"<script defer src=\"(\{\{ pathto\([^)]*\) \}\})\"></script>", ours) == sources
+
+
+def test_the_themes_theme_css_only_imports_basic_css():
+    """``_templates/layout.html`` links ``basic.css`` where the theme links ``styles/theme.css``: the
+    same rules, one request fewer before the first paint, as long as that file only imports it."""
+    import tinycss2
+
+    text = _theme_file("static", "styles", "theme.css").read_text(encoding="utf-8")
+    rules = tinycss2.parse_stylesheet(text, skip_comments=True, skip_whitespace=True)
+    assert len(rules) == 1 and rules[0].type == "at-rule" and rules[0].lower_at_keyword == "import"
+    (target,) = [t for t in rules[0].prelude if t.type in ("string", "url")]
+    assert target.value == "../basic.css"
+    ours = (ROOT / "_templates" / "layout.html").read_text(encoding="utf-8")
+    assert '| replace("_static/styles/theme.css", "_static/basic.css")' in ours
