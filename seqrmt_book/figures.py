@@ -4,7 +4,7 @@ The figures of the book are drawn by :mod:`seqrmt.plots`, which writes an alt te
 every figure from the plotted data (:func:`seqrmt.plots.alt_text`).  The notebook's
 display hook stores it in the output metadata of the PNG::
 
-    {"image/png": {"alt": "...", "seqrmt_width": 640, "seqrmt_height": 360, "seqrmt_text_px": 16.1}}
+    {"image/png": {"alt": "...", "seqrmt_width": 640, "seqrmt_height": 360, "seqrmt_text_px": 16.0}}
 
 MyST-NB 1.4 reads only ``width``/``height`` from output metadata.  :class:`FigureRenderer`
 is a MyST-NB render plugin (entry point ``myst_nb.renderers: seqrmt`` in
@@ -18,10 +18,12 @@ is a MyST-NB render plugin (entry point ``myst_nb.renderers: seqrmt`` in
   screens) becomes the image's width when the cell sets none, so the picture is not shown
   at twice its intended size, and
 * ``seqrmt_text_px`` (the smallest text of the figure, in CSS pixels at that size:
-  :func:`seqrmt.plots.smallest_text_px`) becomes the class ``seqrmt-text-<hundredths>``
-  (``seqrmt-text-1610`` for 16.1 px), which the browser test at a phone's width reads to
-  check that the text as shown is at least 9 CSS px.  (Sphinx writes an image node's
-  classes into the ``<img>``, not other attributes.)
+  :func:`seqrmt.plots.smallest_text_px`) divided by ``seqrmt_width`` becomes the class
+  ``seqrmt-textw-<n>``, the smallest text as a fraction ``n / 100000`` of the figure's width
+  (``seqrmt-textw-2500`` for 16 px on a 640 px figure), which the browser test at a phone's
+  width multiplies by the width the image is shown at, to check that the text as shown is at
+  least 9 CSS px, whatever width a cell's metadata gives the image.  (Sphinx writes an image
+  node's classes into the ``<img>``, not other attributes.)
 """
 
 from __future__ import annotations
@@ -32,18 +34,19 @@ from myst_nb.core.render import NbElementRenderer
 
 #: The name of the plugin (``nb_render_plugin``).
 NAME = "seqrmt"
-#: Prefix of the class that carries a figure's smallest text size (hundredths of a CSS pixel).
-TEXT_CLASS = "seqrmt-text-"
+#: Prefix of the class that carries a figure's smallest text as a fraction of its width (1e-5 units).
+TEXT_CLASS = "seqrmt-textw-"
 
 
-def text_class(text_px: Any) -> str | None:
-    """The class ``seqrmt-text-<hundredths of a CSS pixel>`` for a figure whose smallest text is
-    ``text_px`` CSS pixels at its own size, or ``None`` when ``text_px`` is not a positive number."""
+def text_class(text_px: Any, width: Any) -> str | None:
+    """The class ``seqrmt-textw-<n>`` of a figure ``width`` CSS pixels wide whose smallest text is
+    ``text_px`` CSS pixels: ``n = round(100000 * text_px / width)``; ``None`` unless both are
+    positive numbers."""
     try:
-        hundredths = round(float(text_px) * 100)
-    except (TypeError, ValueError):
+        n = round(100000 * float(text_px) / float(width))
+    except (TypeError, ValueError, ZeroDivisionError):
         return None
-    return f"{TEXT_CLASS}{hundredths}" if hundredths > 0 else None
+    return f"{TEXT_CLASS}{n}" if n > 0 and float(width) > 0 else None
 
 
 def figure_attributes(nodes: list, metadata: Any) -> list:
@@ -52,7 +55,7 @@ def figure_attributes(nodes: list, metadata: Any) -> list:
         return nodes
     alt = metadata.get("alt")
     width = metadata.get("seqrmt_width")
-    size_class = text_class(metadata.get("seqrmt_text_px"))
+    size_class = text_class(metadata.get("seqrmt_text_px"), width)
     for node in nodes:
         if node.tagname != "image":
             continue

@@ -220,9 +220,10 @@ def test_cropped_figure_shows_its_smallest_text_readably_on_a_phone():
     from docutils import nodes
 
     (img,) = figure_attributes([nodes.image(uri="x.png")], meta)
-    assert text_class(meta["seqrmt_text_px"]) in img["classes"]
-    assert text_class(16.1) == "seqrmt-text-1610"
-    assert text_class(None) is None and text_class("?") is None and text_class(0) is None
+    assert text_class(meta["seqrmt_text_px"], meta["seqrmt_width"]) in img["classes"]
+    assert text_class(16, 640) == "seqrmt-textw-2500"  # 16 px on a 640 px figure: 2.5 % of its width
+    assert text_class(None, 640) is None and text_class("?", 640) is None and text_class(0, 640) is None
+    assert text_class(16, 0) is None and text_class(16, None) is None
 
 
 def test_smallest_text_px_reads_the_drawn_text():

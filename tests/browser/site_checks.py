@@ -912,35 +912,35 @@ def first_figure_problem(page, page_name: str) -> str | None:
 # ------------------------------------------------------------------ figures and tables on a phone
 #: Smallest figure text on the page, in CSS px (seqrmt.plots.MIN_TEXT_PX).
 MIN_FIGURE_TEXT_PX = 9.0
-#: Every figure of the book's code (an inline PNG carries its smallest text as the class
-#: seqrmt-text-<hundredths of a px>, an explorer frame as data-seqrmt-text-px) as shown: the text's
-#: size times the ratio of the shown width to the image's own CSS width; a figure in a cell output
-#: without that information; and the cells of the result tables (seqrmt-table) that end right of
-#: the screen.
+#: Every figure of the book's code as shown: its smallest text as a fraction of its width (an inline
+#: PNG carries it as the class seqrmt-textw-<n>, n / 100000; an explorer frame as its
+#: data-seqrmt-text-px over its width attribute) times the width it is shown at; a figure in a cell
+#: output without that information; and the cells of the result tables (seqrmt-table) that end
+#: right of the screen.
 JS_PHONE_FIGURES = r"""
 (minPx) => {
   const shown = e => e.getClientRects().length > 0 && !e.closest('[hidden], details:not([open])');
-  const textPx = img => {
-    if (img.dataset.seqrmtTextPx) return parseFloat(img.dataset.seqrmtTextPx);
-    const c = Array.from(img.classList).find(c => /^seqrmt-text-\d+$/.test(c));
-    return c ? parseInt(c.slice('seqrmt-text-'.length), 10) / 100 : null;
+  const textRatio = img => {
+    if (img.dataset.seqrmtTextPx) return parseFloat(img.dataset.seqrmtTextPx) / parseFloat(img.getAttribute('width'));
+    const c = Array.from(img.classList).find(c => /^seqrmt-textw-\d+$/.test(c));
+    return c ? parseInt(c.slice('seqrmt-textw-'.length), 10) / 100000 : null;
   };
   const name = img => (img.getAttribute('alt') || img.getAttribute('src') || '').slice(0, 60);
   const bad = [];
   let figures = 0, cells = 0;
   for (const img of document.querySelectorAll('main img')) {
     if (!shown(img)) continue;
-    const px = textPx(img), own = parseFloat(img.getAttribute('width'));
-    if (px === null) {
+    const ratio = textRatio(img);
+    if (ratio === null || !isFinite(ratio)) {
       if (img.closest('.cell_output') && !img.closest('.seqrmt-live-controls'))
-        bad.push(`figure "${name(img)}": no text size (seqrmt-text-* class or data-seqrmt-text-px)`);
+        bad.push(`figure "${name(img)}": no text size (seqrmt-textw-* class or data-seqrmt-text-px)`);
       continue;
     }
     figures++;
-    const shownPx = px * img.getBoundingClientRect().width / own;
+    const width = img.getBoundingClientRect().width, shownPx = ratio * width;
     if (!(shownPx >= minPx - 0.01))
       bad.push(`figure "${name(img)}": smallest text ${shownPx.toFixed(1)} CSS px ` +
-               `(${px} px at ${own} px, shown ${Math.round(img.getBoundingClientRect().width)} px wide)`);
+               `(${(100 * ratio).toFixed(2)} % of its width, shown ${Math.round(width)} px wide)`);
   }
   const right = document.documentElement.clientWidth;
   for (const td of document.querySelectorAll('main table.seqrmt-table td')) {
