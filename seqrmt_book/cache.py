@@ -578,14 +578,38 @@ def _env_get_outdated(app: Any, env: Any, added: set, changed: set, removed: set
         "common": common,
     }
     read_with = getattr(env, "seqrmt_cache_keys", {})
+    rendered = rerendered(env, notebooks, render_key())
     outdated = sorted(
-        doc for doc, key in keys.items() if doc not in added and doc not in changed and read_with.get(doc) != key
+        doc
+        for doc, key in keys.items()
+        if doc not in added and doc not in changed and (read_with.get(doc) != key or doc in rendered)
     )
     if outdated:
         LOGGER.info(
             "execution cache: %d page(s) outdated by their dependencies: %s", len(outdated), ", ".join(outdated)
         )
     return outdated
+
+
+#: The code that turns a notebook's outputs into page content (the MyST-NB render plugin of the
+#: book's figures): when it changes, every notebook page is written again (from the cache).
+RENDERERS = ("figures.py",)
+
+
+def render_key() -> str:
+    """A digest of the notebook outputs' renderer (:data:`RENDERERS`, beside this module)."""
+    digest = hashlib.sha256()
+    for name in RENDERERS:
+        digest.update((Path(__file__).resolve().parent / name).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def rerendered(env: Any, notebooks: dict, key: str) -> set[str]:
+    """The notebook pages to write again because the renderer changed since the environment last read
+    them (every notebook, or none); records ``key`` in ``env`` for the next build."""
+    before = getattr(env, "seqrmt_render_key", None)
+    env.seqrmt_render_key = key
+    return set(notebooks) if before is not None and before != key else set()
 
 
 def use_data_cache(execution_cache: Path) -> None:

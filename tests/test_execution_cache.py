@@ -360,3 +360,15 @@ def test_concurrent_builds_lose_no_recorded_key(tmp_path: Path) -> None:
     recorded = json.loads((tmp_path / seqrmt_cache.KEYS_FILE).read_text())
     assert len(recorded) == 120
     assert all(recorded[f"{p}{i}.ipynb"]["key"] == f"key{i}" for p in ("html/", "pdf/") for i in range(60))
+
+
+def test_a_change_of_the_output_renderer_writes_every_notebook_page_again() -> None:
+    """A new renderer of the outputs (seqrmt_book/figures.py) outdates every notebook page (written
+    again from the cache, not executed); the same renderer outdates none; a first build records it."""
+    from types import SimpleNamespace
+
+    env, notebooks = SimpleNamespace(), {"book/a": Path("a.ipynb"), "book/b": Path("b.ipynb")}
+    assert seqrmt_cache.rerendered(env, notebooks, "k1") == set() and env.seqrmt_render_key == "k1"
+    assert seqrmt_cache.rerendered(env, notebooks, "k1") == set()
+    assert seqrmt_cache.rerendered(env, notebooks, "k2") == {"book/a", "book/b"}
+    assert len(seqrmt_cache.render_key()) == 16
