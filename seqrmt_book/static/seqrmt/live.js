@@ -153,6 +153,25 @@
 
   let readyText = "";
 
+  /* The page's saved widgets (static/seqrmt/widgets.js) are rendered into the outputs that thebe
+   * takes over: a renderer still at work when thebe replaces an output went on with a view it had
+   * lost ("Cannot read properties of null (reading 'widgets')").  So thebe starts once they are
+   * rendered (or failed); pressing the button has started them (its focus). */
+  function staticWidgetsSettled() {
+    const html = document.documentElement;
+    const busy = () => ["waiting", "loading"].includes(html.getAttribute("data-seqrmt-widgets"));
+    if (!busy()) return Promise.resolve();
+    return new Promise((resolve) => {
+      const watch = new MutationObserver(() => {
+        if (!busy()) { watch.disconnect(); resolve(); }
+      });
+      watch.observe(html, {attributes: true, attributeFilter: ["data-seqrmt-widgets"]});
+      if (html.getAttribute("data-seqrmt-widgets") === "waiting") {
+        document.dispatchEvent(new FocusEvent("focusin"));  // widgets.js starts on the first focus
+      }
+    });
+  }
+
   async function start() {
     if (started) return;
     started = true;
@@ -173,6 +192,7 @@
       await load("link", {rel: "stylesheet", href: thebeBase + "thebe.css"});
       await load("script", {src: thebeBase + "index.js"});
       if (!window.thebe || !window.thebe.bootstrap) throw new Error("thebe did not load");
+      await staticWidgetsSettled();
       prepareCells();
       const where = local ? "the local server" : "mybinder.org";
       window.thebe.on("status", (_evt, d) => {
