@@ -193,6 +193,8 @@
       await load("script", {src: thebeBase + "index.js"});
       if (!window.thebe || !window.thebe.bootstrap) throw new Error("thebe did not load");
       await staticWidgetsSettled();
+      // every cell becomes an editor that measures itself: lay the whole page out once (live.css)
+      document.documentElement.classList.add("seqrmt-livecode-on");
       prepareCells();
       const where = local ? "the local server" : "mybinder.org";
       window.thebe.on("status", (_evt, d) => {
