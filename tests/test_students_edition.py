@@ -215,7 +215,8 @@ def _pdf_text(pdf: Path) -> str:
     return _words(out.stdout.replace("-\n", ""))
 
 
-def test_no_solution_of_the_full_edition_in_the_students_edition() -> None:
+def test_no_solution_of_the_full_edition_in_the_students_edition(built_site) -> None:
+    # reads both built websites: the site tier (built_site), not the quick one
     if not (FULL / "book" / "03_bbp.html").is_file():
         _unavailable("no build of the full edition (_build/html)")
     if not (STUDENTS / "book" / "03_bbp.html").is_file():
