@@ -86,18 +86,19 @@ def _bundled(asset: Any) -> str | None:
 
 def _page_context(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
     assets = sorted(context.get("css_files") or [], key=lambda a: getattr(a, "priority", 500))
-    files = [name for name in map(_bundled, assets) if name]
+    named = [(asset, _bundled(asset)) for asset in assets]
+    files = [name for _, name in named if name]
     if len(files) < 2:
         return
     path = bundle_path(files)
     getattr(app, _STATE).setdefault(path, files)
-    first = next(a for a in assets if _bundled(a))
+    first = next(asset for asset, name in named if name)
     bundle = type(first)(path, priority=getattr(first, "priority", 500), rel="stylesheet", type="text/css")
     out, placed = [], False
-    for asset in assets:
-        if not _bundled(asset):
+    for asset, name in named:
+        if not name:
             out.append(asset)
-        elif not placed:
+        elif not placed:  # the bundle where its first file stood
             out.append(bundle)
             placed = True
     context["css_files"] = out
