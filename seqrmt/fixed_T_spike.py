@@ -5,6 +5,7 @@ positions (:func:`load_fixed_T_spike_correlated`, :func:`fixed_T_setting`)."""
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -39,18 +40,19 @@ __all__ = [
 def _checked_options(
     w: np.ndarray,
     *,
-    d: int | None = None,
-    n_tokens: int | None = None,
-    block: int | None = None,
-    n_atoms: int = 100,
-    outlier_block: int | None = None,
-    outlier_draws: int = 8,
-    seed: int = 0,
-    max_width: float = 0.05,
-    max_count: float = 0.1,
+    d: int | None,
+    n_tokens: int | None,
+    block: int | None,
+    n_atoms: int,
+    outlier_block: int | None,
+    outlier_draws: int,
+    seed: int,
+    max_width: float,
+    max_count: float,
 ) -> dict:
-    """The options of :class:`FixedTSpike` for the checked weights ``w``, checked, with their defaults
-    (which depend on the number ``T'`` of nonzero weights) filled in."""
+    """The options of :class:`FixedTSpike` for the checked weights ``w``, checked, with the defaults
+    that depend on the number ``T'`` of nonzero weights filled in (the others are those of the class's
+    signature, :func:`_option_defaults`)."""
     Tp = int(np.count_nonzero(w))
     default_tokens, default_block = _default_draws(Tp)
     n_tokens = _checks.integer("n_tokens", default_tokens if n_tokens is None else n_tokens, minimum=100)
@@ -76,14 +78,27 @@ def _checked_options(
     )
 
 
+@functools.cache
+def _option_defaults() -> dict:
+    """The keyword options of :class:`FixedTSpike` and their defaults, read from its signature (the one
+    place they are written)."""
+    import inspect
+
+    params = inspect.signature(FixedTSpike.__init__).parameters.values()
+    return {p.name: p.default for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY}
+
+
 def _checked_arguments(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, options: dict) -> tuple:
     """The arguments of :class:`FixedTSpike`, checked once at the door: ``(delta, gamma, w, R,
-    options)`` with the options of :func:`_checked_options`."""
+    options)`` with the options of :func:`_checked_options` (an option not given takes its default)."""
     delta = _checks.positive("delta", delta)
     gamma = _checks.positive("gamma", gamma)
     R = _checks.correlation(R)
     w = _checks.weights(w, T=R.shape[0])
-    return delta, gamma, w, R, _checked_options(w, **options)
+    unknown = set(options) - set(_option_defaults())
+    if unknown:
+        raise TypeError(f"unknown option(s) {sorted(unknown)}: FixedTSpike takes {sorted(_option_defaults())}")
+    return delta, gamma, w, R, _checked_options(w, **{**_option_defaults(), **options})
 
 
 def _poisson_atoms(
