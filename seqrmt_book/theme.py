@@ -152,13 +152,18 @@ def served_icon_codepoints(outdir: Path, skip: tuple[str, ...] = ()) -> set[int]
     """Private-use code points named by any stylesheet (``.css`` file) of a built site but
     those in ``skip`` (paths relative to ``outdir``) and those of the other editions placed beside
     its pages (their own sites, with their own fonts): the theme's, the extensions'
-    (sphinx-proof, sphinx-exercise, ...) and the vendored ones."""
+    (sphinx-proof, sphinx-exercise, ...) and the vendored ones.  The pages' bundles
+    (:mod:`seqrmt_book.bundles`) are copies of these files, the skipped ones among them: not read."""
+    from .bundles import BUNDLE_DIR
     from .products import EDITION_FOLDERS  # the other editions beside the pages: sites of their own
 
     codes: set[int] = set()
     skipped = {outdir / s for s in skip}
     for f in outdir.rglob("*.css"):
-        if f.is_file() and f not in skipped and f.relative_to(outdir).parts[0] not in EDITION_FOLDERS:
+        rel = f.relative_to(outdir)
+        if rel.parts[0] in EDITION_FOLDERS or rel.as_posix().startswith(BUNDLE_DIR + "/"):
+            continue
+        if f.is_file() and f not in skipped:
             codes |= icon_codepoints(f.read_text(encoding="utf-8", errors="replace"))
     return codes
 

@@ -243,7 +243,8 @@ def test_assets_of_a_page_and_of_the_search_page(site: Path) -> None:
         assert "fontawesome.js" not in html
         assert 'rel="preload" as="script"' not in html
         assert "_static/styles/pydata-sphinx-theme.css" not in html
-        assert "_static/seqrmt/pydata-sphinx-theme.css" in html
+    for name in ("page.html", "search.html"):  # the cut-down theme stylesheet, inside the bundle
+        assert "_static/seqrmt/pydata-sphinx-theme.css" in _stylesheets(site, name), name
     assert re.search(r'<script type="seqrmt/after-paint" src="[^"]*scripts/bootstrap\.js', page)
     assert re.search(r'<script defer src="[^"]*scripts/bootstrap\.js', search)  # not postponed
     assert "sphinx-design" not in page and "design-tabs" not in page  # no component on the page
@@ -264,18 +265,17 @@ def test_the_served_stylesheet_sets_the_column_the_figures_are_checked_for(site:
 
 
 def test_a_pages_stylesheets_come_in_one_bundle(site: Path) -> None:
-    """The page links one bundle for its local stylesheets (besides the theme's own), the bundle holds
+    """The page links one bundle for its local stylesheets (the theme's own first), the bundle holds
     them in order with their url()s rewritten, and the same files give the same bundle."""
     from bs4 import BeautifulSoup
 
     tree = BeautifulSoup(_read(site, "page.html"), "html.parser")
     links = [link["href"] for link in tree.find_all("link", rel="stylesheet")]
     bundles_linked = [h for h in links if bundles.BUNDLE_DIR in h]
-    assert len(bundles_linked) == 1, links
-    theme_own = ("_static/basic.css", "styles/theme.css", "pydata-sphinx-theme")
-    assert all(bundles.BUNDLE_DIR in h or any(t in h for t in theme_own) for h in links), links
+    assert links == bundles_linked and len(links) == 1, links  # the theme's own inside it too
     files = bundles.bundle_files(site, bundles_linked[0])
-    assert files[0] == "_static/pygments.css" and typeset.CSS_PATH in files
+    assert tuple(files[:2]) == bundles.THEME_FILES and files[2] == "_static/pygments.css", files
+    assert typeset.CSS_PATH in files
     bundle = _read(site, bundles_linked[0].split("?")[0])
     for name in files:  # each file in order, whole
         assert f"/* {name} */" in bundle
@@ -321,3 +321,37 @@ def test_the_renderer_plugin_is_registered() -> None:
     from seqrmt_book.figures import FigureRenderer
 
     assert load_renderer("seqrmt") is FigureRenderer
+
+
+def test_far_blocks_are_classed_by_the_build_not_by_has() -> None:
+    """The sections (and blocks) the browser may leave unlaid-out are classed in the doctree:
+    a section without a question whole, in one with a question each block but its own.  The
+    site's stylesheets put ``:has()`` on no container of the text (a browser re-evaluates it on
+    every key typed into a live cell below it; only the index's ``code.xref``, which holds none)."""
+    from docutils import nodes
+    from docutils.utils import new_document
+    from docutils.frontend import get_default_settings
+    from docutils.parsers.rst import Parser
+
+    from seqrmt_book import selfcheck
+
+    doc = new_document("page", get_default_settings(Parser))
+    top = nodes.section("", nodes.title("", "Chapter"))
+    plain = nodes.section("", nodes.title("", "A"), nodes.paragraph("", "text"))
+    asking = nodes.section("", nodes.title("", "B"), nodes.paragraph("", "before"))
+    holder = nodes.container("")
+    holder += selfcheck.self_check("")
+    asking += holder
+    asking += nodes.paragraph("", "after")
+    top += [nodes.paragraph("", "intro"), plain, asking]
+    doc += top
+    selfcheck.mark_far_blocks(doc)
+    assert selfcheck.FAR_SECTION in plain["classes"] and selfcheck.FAR_SECTION not in asking["classes"]
+    assert [selfcheck.FAR_BLOCK in b["classes"] for b in asking.children] == [True, True, False, True]
+    assert not top["classes"] and not top.children[0]["classes"]
+    for name in ("site.css_t", "live.css", "selfcheck.css"):
+        css = (STATIC / "seqrmt" / name).read_text(encoding="utf-8")
+        rules = css.split(":has(")[:-1]
+        assert all(r.rstrip().endswith("code.xref") for r in rules), name
+    site_css = (STATIC / "seqrmt" / "site.css_t").read_text(encoding="utf-8")
+    assert f".{selfcheck.FAR_SECTION}" in site_css and f".{selfcheck.FAR_BLOCK}" in site_css

@@ -197,9 +197,11 @@ def test_layout_template_copies_the_themes_css_block_but_the_preloads():
 
     theirs, mine = code(block(theme_layout, "css")), code(block(ours, "css"))
     assert "{{ _webpack.head_js_preload() }}" in theirs and "_webpack.head_js_preload" not in "".join(mine)
+    bundled = ("{%- if not seqrmt_theme_bundled %}", "{%- endif %}")  # the theme's files in the bundle
     assert [line for line in theirs if "head_js_preload" not in line and "head_pre_assets" not in line] == [
-        line for line in mine if "head_pre_assets" not in line
+        line for line in mine if "head_pre_assets" not in line and line not in bundled
     ]
+    assert sum(line in bundled for line in mine) == 2
     assert "{{ _webpack.body_post() }}" in block(theme_layout, "scripts_end")
     macros = _theme_file("static", "webpack-macros.html").read_text(encoding="utf-8")
     assert "_static/styles/pydata-sphinx-theme.css" in macros and "<script defer src=" in macros
