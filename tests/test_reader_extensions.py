@@ -89,6 +89,40 @@ def test_unused_icon_rules_are_dropped_as_whole_rules():
     )
 
 
+def test_rules_for_what_the_site_does_not_have_are_dropped():
+    """A selector goes when it needs (outside a function) a class or an id no page or script
+    names; a rule with none left goes, and so does an emptied ``@media``; the rest as written."""
+    css = (
+        "/* c */ .a, .b > .c:hover, #x .d { color: red }\n"
+        "@media (max-width: 10px) { .b { x: 1 } .a:not(.zz) { y: 2 } }\n"
+        "@media print { .b { x: 1 } }\n"
+        "p, .b { z: 3 }\n"
+        ":is(.b, .a) { w: 4 }\n"
+        "@font-face { font-family: q; }\n"
+    )
+    present = theme.words('<p class="a d" id="x"></p><script>e.classList.add("a-1")</script>')
+    assert {"a", "d", "x", "a-1"} <= present and "b" not in present
+    assert theme.purge_unmatched_rules(css, present) == (
+        "/* c */ .a,#x .d{ color: red }\n"
+        "@media (max-width: 10px) {  .a:not(.zz) { y: 2 } }\n"
+        "\n"
+        "p{ z: 3 }\n"
+        ":is(.b, .a) { w: 4 }\n"
+        "@font-face { font-family: q; }\n"
+    )
+    assert theme.purge_unmatched_rules(".b{x:1}", present | {"b"}) == ".b{x:1}"
+
+
+def test_the_themes_scripts_build_only_the_listed_class_names():
+    """Bootstrap's ``bs-NAME-auto`` is the one class name the theme's scripts build from parts
+    (:data:`seqrmt_book.theme.BUILT_CLASSES` keeps its rules); another one is noticed."""
+    static = _theme_file("static")
+    js = "".join((static / name.removeprefix("_static/")).read_text(encoding="utf-8") for name in theme.THEME_SCRIPTS)
+    assert theme.scripts_build_only_known_classes(js)
+    assert "classList.add(`bs-${this.constructor.NAME}-auto`)" in js
+    assert not theme.scripts_build_only_known_classes(js + "e.classList.add(`pst-${x}`)")
+
+
 def test_icon_names_of_a_page_and_a_script():
     page = '<i class="fa-solid fa-bars"></i><script>x.classList.add("fa-moon")</script><p>fa-</p>'
     assert theme.icon_names_in_page(page) == {"solid", "bars", "moon"}
