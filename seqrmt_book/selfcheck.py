@@ -492,9 +492,11 @@ def _static_doctree(app: Any, doctree: nodes.document) -> None:
 
 #: Classes of what the browser may leave unlaid-out far from the viewport (``site.css_t``, "long
 #: pages"): a second-level section without a question, and each block of one with a question but
-#: the blocks that hold it.
+#: the blocks that hold it (a subsection that holds it: each of its blocks but those, and so on).
 FAR_SECTION = "seqrmt-far-section"
 FAR_BLOCK = "seqrmt-far-block"
+#: Nodes whose HTML is their children's alone (sphinx-proof's proof): the class goes to those.
+NO_ELEMENT = ("proof_node",)
 
 
 def _has_question(node: nodes.Node) -> bool:
@@ -503,12 +505,30 @@ def _has_question(node: nodes.Node) -> bool:
 
 def mark_far_blocks(doctree: nodes.document) -> None:
     """Class the second-level sections of an HTML page (and, in those with a question, each
-    block without one) :data:`FAR_SECTION` and :data:`FAR_BLOCK`.
+    block without one, down through the subsections that hold it) :data:`FAR_SECTION` and
+    :data:`FAR_BLOCK`.
 
     Decided here, once, rather than by ``:has(.self-check)`` in the stylesheet: a browser
     re-evaluates such a selector on every change inside the page, and while a reader types
     into a live-code editor every key cost a style pass over the whole chapter (120 ms a key
     on chapter 7, 25 ms with the classes)."""
+    def far(block: nodes.Element) -> None:
+        if type(block).__name__ in NO_ELEMENT:
+            for child in block.children:
+                if isinstance(child, nodes.Element):
+                    far(child)
+        else:
+            block["classes"].append(FAR_BLOCK)
+
+    def blocks(section: nodes.section) -> None:
+        for block in section.children:
+            if not isinstance(block, nodes.Element):
+                continue
+            if not _has_question(block):
+                far(block)
+            elif isinstance(block, nodes.section):  # a subsection with the question: its blocks
+                blocks(block)
+
     for top in doctree.children:
         if not isinstance(top, nodes.section):
             continue
@@ -517,10 +537,8 @@ def mark_far_blocks(doctree: nodes.document) -> None:
                 continue
             if not _has_question(section):
                 section["classes"].append(FAR_SECTION)
-                continue
-            for block in section.children:
-                if isinstance(block, nodes.Element) and not _has_question(block):
-                    block["classes"].append(FAR_BLOCK)
+            else:
+                blocks(section)
 
 
 def _mark_far_blocks(app: Any, doctree: nodes.document, docname: str) -> None:

@@ -214,10 +214,10 @@ def test_links_to_statements_and_equations_have_previews(site: Path) -> None:
 def test_markup_of_images_code_tables_citations_and_hidden_cells(site: Path) -> None:
     page = _read(site, "page.html")
     first, second, wide, folded = re.findall(r"<img [^>]*>", page)
-    # the first one (the largest paint of a chapter's first screen) at once, the others when near
-    assert "loading=" not in first and 'fetchpriority="high"' in first
-    assert 'loading="lazy"' in second and 'decoding="async"' in second and "fetchpriority" not in second
-    assert 'loading="lazy"' in folded and "a folded figure" in folded
+    # each one when it comes near, the first too (the first paint does not wait for it)
+    for img in (first, second, wide, folded):
+        assert 'loading="lazy"' in img and 'decoding="async"' in img and "fetchpriority" not in img
+    assert "a folded figure" in folded
     assert 'width="20" height="5"' in first and 'width="20" height="5"' in second  # CSS width, aspect kept
     # drawn at twice its size: a phone takes the copy 720 px wide (as wide as the narrow screen's column)
     assert "srcset" not in first and 'width="800" height="200"' in wide
@@ -246,7 +246,7 @@ def test_assets_of_a_page_and_of_the_search_page(site: Path) -> None:
     for name in ("page.html", "search.html"):  # the cut-down theme stylesheet, inside the bundle
         assert "_static/seqrmt/pydata-sphinx-theme.css" in _stylesheets(site, name), name
     assert re.search(r'<script type="seqrmt/after-paint" src="[^"]*scripts/bootstrap\.js', page)
-    assert re.search(r'<script defer src="[^"]*scripts/bootstrap\.js', search)  # not postponed
+    assert re.search(r'<script type="seqrmt/after-paint" src="[^"]*scripts/bootstrap\.js', search)
     assert "sphinx-design" not in page and "design-tabs" not in page  # no component on the page
     assert not any("sphinx-design" in css for css in _stylesheets(site, "page.html"))
     assert "_static/sphinx-design.min.css" in _stylesheets(site, "other.html")  # a card: its stylesheet stays
@@ -343,11 +343,21 @@ def test_far_blocks_are_classed_by_the_build_not_by_has() -> None:
     holder += selfcheck.self_check("")
     asking += holder
     asking += nodes.paragraph("", "after")
-    top += [nodes.paragraph("", "intro"), plain, asking]
+    deeper = nodes.section("", nodes.title("", "C"), nodes.paragraph("", "long text"))
+    from sphinx_proof.nodes import proof_node
+
+    proof = proof_node("", nodes.admonition("", nodes.paragraph("", "Proof.")))
+    sub = nodes.section("", nodes.title("", "C.1"), proof, selfcheck.self_check(""))
+    deeper += [sub, nodes.section("", nodes.title("", "C.2"))]
+    top += [nodes.paragraph("", "intro"), plain, asking, deeper]
     doc += top
     selfcheck.mark_far_blocks(doc)
     assert selfcheck.FAR_SECTION in plain["classes"] and selfcheck.FAR_SECTION not in asking["classes"]
     assert [selfcheck.FAR_BLOCK in b["classes"] for b in asking.children] == [True, True, False, True]
+    # a question in a subsection: the blocks around it skipped, down to the question's own
+    assert [selfcheck.FAR_BLOCK in b["classes"] for b in deeper.children] == [True, True, False, True]
+    assert [selfcheck.FAR_BLOCK in b["classes"] for b in sub.children] == [True, False, False]
+    assert selfcheck.FAR_BLOCK in proof.children[0]["classes"]  # the proof's own element (none of its own)
     assert not top["classes"] and not top.children[0]["classes"]
     for name in ("site.css_t", "live.css", "selfcheck.css"):
         css = (STATIC / "seqrmt" / name).read_text(encoding="utf-8")
