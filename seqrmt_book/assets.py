@@ -14,10 +14,10 @@ While each HTML page is rendered (``html-page-context``) it
 * turns every external script (Sphinx's, the theme's and the extensions' small scripts)
   into ``<script type="seqrmt/after-paint" src=...>``, which browsers do not fetch;
   ``static/seqrmt/site.js`` (deferred) loads them in order once the page has painted, so
-  that nothing but the HTML and the CSS uses a slow link before the first paint.  On the
-  search page (:data:`PAGES_NOT_POSTPONED`) they are deferred instead, and so are the search's
-  own scripts (``_templates/search.html``): ``searchtools.js`` needs ``doctools.js`` to have
-  run before it, which deferred scripts, run in the page's order, keep;
+  that nothing but the HTML and the CSS uses a slow link before the first paint.  The search
+  page's own scripts (``searchtools.js``, its language data and the index, 49 KB compressed)
+  too (``_templates/search.html``): loaded after the page's, in the page's order, they find
+  ``doctools.js`` run before them, and the search runs once the index has come;
 * drops sphinx-design's stylesheet (55 KB, render-blocking) and script from pages whose
   doctree has no sphinx-design component (no ``sd-`` class);
 * writes ``documentation_options.js`` (a few hundred bytes that inline scripts read at
@@ -108,30 +108,7 @@ def _move_widget_state(app: Any, pagename: str, context: dict) -> None:
     context["metatags"] = (context.get("metatags") or "") + (f'\n<meta name="seqrmt-widget-state" content="{rel}" />')
 
 
-#: Pages whose scripts are deferred (fetched at once, run in order when the page is parsed) instead
-#: of postponed after the first paint: the search page (``_templates/search.html``) runs
-#: ``searchtools.js``, ``language_data.js`` and the index as deferred scripts after the page's, and
-#: ``searchtools.js`` needs ``doctools.js`` (``_ready``, ``Documentation``) to have run first.
-PAGES_NOT_POSTPONED = ("search",)
-
-
-def _defer_in_order(context: dict) -> None:
-    """Every external script of the page deferred: none stops the parser (nor the first paint), and
-    they run in the order of the page once it is parsed."""
-    out = []
-    for asset in context.get("script_files") or []:
-        attrs = _attributes(asset)
-        if _filename(asset) and attrs.get("type") in (None, "text/javascript") and "async" not in attrs:
-            if "defer" not in attrs:
-                asset = _rebuild(asset, defer="defer")
-        out.append(asset)
-    context["script_files"] = out
-
-
 def _defer_scripts(app: Any, pagename: str, context: dict) -> None:
-    if pagename in PAGES_NOT_POSTPONED:
-        _defer_in_order(context)
-        return
     out = []
     for asset in context.get("script_files") or []:
         name = _filename(asset)

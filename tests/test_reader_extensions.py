@@ -207,6 +207,25 @@ def test_layout_template_keeps_the_themes_head_but_the_search_scripts():
     assert mine.count("<script") == block.search(theme).group(1).count("<script") == 3
 
 
+def test_header_button_templates_are_the_themes_but_lazy_logos():
+    """``_templates/article-header-buttons.html`` and ``seqrmt-buttons.html`` are sphinx-book-theme's
+    component and macros with two changes: the macros' import, and ``loading="lazy"`` on the logo
+    images of the launch menu (fetched before the first paint otherwise)."""
+    import sphinx_book_theme
+
+    theme_dir = Path(sphinx_book_theme.__file__).parent / "theme" / "sphinx_book_theme"
+
+    def body(path: Path) -> str:
+        return _strip_comments(path.read_text(encoding="utf-8")).strip()
+
+    lazy = ' loading="lazy" decoding="async">'
+    ours = body(ROOT / "_templates" / "seqrmt-buttons.html")
+    assert ours.count(lazy) == 1 and ours.replace(lazy, ">") == body(theme_dir / "macros" / "buttons.html")
+    ours = body(ROOT / "_templates" / "article-header-buttons.html")
+    theirs = body(theme_dir / "components" / "article-header-buttons.html")
+    assert ours == theirs.replace('"../macros/buttons.html"', '"seqrmt-buttons.html"') and ours != theirs
+
+
 def test_layout_template_copies_the_themes_css_block_but_the_preloads():
     """The ``css`` block is the theme's without ``head_js_preload()`` (Font Awesome's script and
     the script preloads) and with the cut-down stylesheet; ``scripts_end`` the theme's, after
@@ -242,7 +261,7 @@ def test_layout_template_copies_the_themes_css_block_but_the_preloads():
     assert "fontawesome.js" in macros.split("macro head_js_preload")[1].split("endmacro")[0]
 
 
-def test_search_page_scripts_are_not_postponed():
+def test_every_pages_scripts_are_postponed_the_search_pages_too():
     class Asset(str):
         filename = property(lambda self: str(self))
         attributes: dict = {}
@@ -253,11 +272,11 @@ def test_search_page_scripts_are_not_postponed():
             obj.attributes = attrs
             return obj
 
-    for pagename, postponed in (("search", False), ("book/intro", True)):
+    for pagename in ("search", "book/intro"):
         context = {"script_files": [Asset("_static/doctools.js"), Asset("_static/seqrmt/site.js")]}
         seqrmt_site._defer_scripts(None, pagename, context)
         doctools, site = context["script_files"]
-        assert (doctools.attributes.get("type") == seqrmt_site.AFTER_PAINT) is postponed, pagename
+        assert doctools.attributes.get("type") == seqrmt_site.AFTER_PAINT, pagename
         assert site.attributes.get("type") is None
 
 
@@ -283,9 +302,10 @@ def test_sidebar_expand_buttons_get_a_name(as_soup):
     assert str(context["generate_toctree_html"]("sidebar")).count("aria-label") == 1
 
 
-def test_search_template_defers_the_themes_three_search_scripts():
+def test_search_template_postpones_the_themes_three_search_scripts():
     """``_templates/search.html`` replaces the scripts block of the theme's search page: the theme's
-    block is its layout's plus exactly these three plain scripts, which ours writes deferred."""
+    block is its layout's plus exactly these three plain scripts, which ours writes to be loaded
+    after the first paint, in order (``seqrmt/after-paint``)."""
     import re
 
     block = re.compile(r"\{%-? block scripts -?%\}(.*?)\{%-? endblock scripts %\}", re.S)
@@ -294,7 +314,8 @@ def test_search_template_defers_the_themes_three_search_scripts():
     sources = re.findall(r"<script src=\"(\{\{ pathto\([^)]*\) \}\})\"></script>", theirs)
     assert "{{ super() }}" in theirs and len(sources) == theirs.count("<script") == 3, theirs
     assert "{{ super.super() }}" in ours and "super()" not in ours.replace("super.super()", "")
-    assert re.findall(r"<script defer src=\"(\{\{ pathto\([^)]*\) \}\})\"></script>", ours) == sources
+    postponed = r"<script type=\"seqrmt/after-paint\" src=\"(\{\{ pathto\([^)]*\) \}\})\"></script>"
+    assert re.findall(postponed, ours) == sources
 
 
 def test_the_themes_theme_css_only_imports_basic_css():

@@ -5,8 +5,8 @@ a defect planted (the response of one file rewritten in the browser, or a style 
 which it must report: a check that cannot fail is not a check.
 
 * **Search**: ``search.html?q=<term>`` lists results for "Stieltjes", "BBP", "kappa" and
-  "harmonic" and logs no console error.  Planted: ``doctools.js`` postponed after
-  ``searchtools.js`` (which then throws ``_ready is not defined``).  The search field's
+  "harmonic" and logs no console error.  Planted: ``searchtools.js`` run before
+  ``doctools.js`` (it then throws ``_ready is not defined``).  The search field's
   magnifying glass leaves the typed text clear.  Planted: the theme's absolute placement of
   the icon over the field.
 * **Sidebar buttons**: at 390 px the visible menu (☰) and contents buttons open their
@@ -130,10 +130,10 @@ def test_search_check_catches_a_broken_search(new_page, site_url):
     _rewrite(
         page,
         "**/search.html*",
-        # planted: doctools.js postponed after the first paint, as on the other pages (searchtools.js,
-        # deferred after it, then misses it)
+        # planted: searchtools.js deferred instead of postponed with the page's scripts (it then runs
+        # before doctools.js, which it needs)
         lambda html: re.sub(
-            r'<script [^>]*src="(_static/doctools\.js[^"]*)"', r'<script type="seqrmt/after-paint" src="\1"', html
+            r'<script [^>]*src="(_static/searchtools\.js[^"]*)"', r'<script defer src="\1"', html
         ),
     )
     problems = site_checks.search_problems(page, site_url, terms=("Stieltjes",))
