@@ -36,6 +36,8 @@ module                   what it does
 ``repository``           the repository the site names: the workflow's own in a fork
 ``toc``                  the pages of ``_toc.yml`` in order, for the tests and scripts (not an
                          extension)
+``bridge``               Sphinx's template bridge, for which these modules count as templates:
+                         an edit of one writes every page again (``template_bridge``)
 =======================  ===================================================================
 """
 

@@ -365,3 +365,29 @@ def test_far_blocks_are_classed_by_the_build_not_by_has() -> None:
         assert all(r.rstrip().endswith("code.xref") for r in rules), name
     site_css = (STATIC / "seqrmt" / "site.css_t").read_text(encoding="utf-8")
     assert f".{selfcheck.FAR_SECTION}" in site_css and f".{selfcheck.FAR_BLOCK}" in site_css
+
+
+def test_an_edit_of_the_extensions_writes_every_page_again() -> None:
+    """Sphinx writes every page again when a template is newer than the pages; the book's template
+    bridge counts its extensions' modules and static files as templates."""
+    import os
+
+    import yaml
+    from sphinx.jinja2glue import BuiltinTemplateLoader
+
+    from seqrmt_book import bridge
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    assert config["sphinx"]["config"]["template_bridge"] == "seqrmt_book.bridge.TemplateBridge"
+    names = {p.relative_to(bridge.PACKAGE).as_posix() for p in bridge.extension_files()}
+    assert {"selfcheck.py", "html.py", "static/seqrmt/site.css_t", "static/seqrmt/site.js"} <= names
+
+    class Theirs(BuiltinTemplateLoader):
+        def newest_template_mtime(self) -> float:
+            return 1.0
+
+    class Ours(bridge.TemplateBridge, Theirs):
+        pass
+
+    newest = max(os.stat(p).st_mtime for p in bridge.extension_files())
+    assert Ours().newest_template_mtime() == newest > 1.0
