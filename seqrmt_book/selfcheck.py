@@ -512,6 +512,7 @@ def mark_far_blocks(doctree: nodes.document) -> None:
     re-evaluates such a selector on every change inside the page, and while a reader types
     into a live-code editor every key cost a style pass over the whole chapter (120 ms a key
     on chapter 7, 25 ms with the classes)."""
+
     def far(block: nodes.Element) -> None:
         if type(block).__name__ in NO_ELEMENT:
             for child in block.children:

@@ -159,10 +159,7 @@ def _required_names(selector: list) -> set[str]:
         if token.type == "hash" and token.is_identifier:
             needed.add(token.value)
         elif (
-            token.type == "literal"
-            and token.value == "."
-            and i + 1 < len(selector)
-            and selector[i + 1].type == "ident"
+            token.type == "literal" and token.value == "." and i + 1 < len(selector) and selector[i + 1].type == "ident"
         ):
             needed.add(selector[i + 1].value)
     return needed
@@ -441,7 +438,9 @@ def _build_finished(app: Any, exception: Exception | None) -> None:
     outdir = Path(app.outdir)
     if not write_theme_css(outdir):
         log.warning(f"seqrmt_book.theme: no {THEME_SOURCE_CSS} in the built site (theme changed?)")
-    scripts = "".join((outdir / name).read_text(encoding="utf-8") for name in THEME_SCRIPTS if (outdir / name).is_file())
+    scripts = "".join(
+        (outdir / name).read_text(encoding="utf-8") for name in THEME_SCRIPTS if (outdir / name).is_file()
+    )
     if not scripts_build_only_known_classes(scripts):
         log.warning(
             "seqrmt_book.theme: the theme's scripts build a class name from parts that BUILT_CLASSES "

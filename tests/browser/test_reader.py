@@ -132,9 +132,7 @@ def test_search_check_catches_a_broken_search(new_page, site_url):
         "**/search.html*",
         # planted: searchtools.js deferred instead of postponed with the page's scripts (it then runs
         # before doctools.js, which it needs)
-        lambda html: re.sub(
-            r'<script [^>]*src="(_static/searchtools\.js[^"]*)"', r'<script defer src="\1"', html
-        ),
+        lambda html: re.sub(r'<script [^>]*src="(_static/searchtools\.js[^"]*)"', r'<script defer src="\1"', html),
     )
     problems = site_checks.search_problems(page, site_url, terms=("Stieltjes",))
     assert any("no result" in p for p in problems), problems
