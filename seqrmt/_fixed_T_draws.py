@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import _cache
 from ._numerics import _spectral_weights
 from .model import sample_signs, sample_tokens
 
@@ -234,3 +235,30 @@ def _token_samples(
         full = (float(ot @ orw / orw.sum()), float(orw.sum()) / n_blocks)
         half = full
     return _TokenSamples(samples.t, samples.r, samples.perron, full, half, s_mass)
+
+
+def token_samples(
+    n_tokens: int,
+    block: int,
+    ratio: float,
+    w: np.ndarray,
+    R: np.ndarray,
+    gamma: float,
+    seed: int,
+    outlier_block: int,
+    outlier_draws: int,
+) -> _TokenSamples:
+    """:func:`_token_samples` with a generator seeded by ``seed``, stored on disk when
+    ``SEQRMT_CACHE_DIR`` is set (``seqrmt/_cache.py``).  Asked for from here, the entry depends on
+    this module and what it imports (the model's sampling), not on the spike formulas that the
+    model built from it uses: an edit of ``spikes.py`` keeps the draws (93 % of the seconds a
+    fixed-``T`` model takes)."""
+    key = (n_tokens, block, ratio, tuple(w.tolist()), tuple(map(tuple, R.tolist())), gamma, seed)
+    key += (outlier_block, outlier_draws)
+    return _cache.cached(
+        "fixed_T_token_samples",
+        key,
+        lambda: _token_samples(
+            n_tokens, block, ratio, w, R, gamma, np.random.default_rng(seed), outlier_block, outlier_draws
+        ),
+    )

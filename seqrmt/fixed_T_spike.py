@@ -20,7 +20,7 @@ from .attention import alpha as _alpha
 from .attention import kappa as _kappa
 from .attention import named_weights
 from .attention import sigma_w as _sigma_w
-from ._fixed_T_draws import _default_draws, _token_samples
+from ._fixed_T_draws import _default_draws, token_samples
 from ._fixed_T_equation import _atom_sets, _Measures
 from .fixed_T_bulk import _token_rank_fraction
 from .model import markov_correlation, prefix_correlation
@@ -416,9 +416,8 @@ class FixedTSpike:
             self._samples = None
         else:
             h0 = 1.0 - _token_rank_fraction(Tp, Tp * ratio)
-            rng = np.random.default_rng(seed)
-            samples = _token_samples(
-                n_tokens, block, ratio, self.w, self.R, self.gamma, rng, outlier_block, outlier_draws
+            samples = token_samples(
+                n_tokens, block, ratio, self.w, self.R, self.gamma, seed, outlier_block, outlier_draws
             )
             self._samples = (samples.t, (1.0 - h0) / samples.t.size)  # sampled bulk of nu_M, mass of one point
             self.perron = samples.perron

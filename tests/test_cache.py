@@ -116,6 +116,25 @@ def test_an_entry_depends_on_the_modules_its_function_may_run():
     assert {"attention.py", "model.py", "spikes.py"} <= frames and "learning.py" not in frames
 
 
+def test_the_draws_of_a_fixed_T_model_are_kept_through_an_edit_of_the_spike_formulas(monkeypatch, tmp_path):
+    """The draws (most of a model's seconds) are stored from ``_fixed_T_draws``: their entry depends on
+    the model's sampling, not on ``spikes.py`` or ``fixed_T_spike.py``, whose edits keep it; the model
+    built again reads its draws back."""
+    files = {p.relative_to(_cache.ROOT).as_posix() for p in _cache.dependencies({"seqrmt._fixed_T_draws"})}
+    assert {"_fixed_T_draws.py", "model.py", "_numerics.py"} <= files
+    assert not files & {"spikes.py", "fixed_T_spike.py", "attention.py", "learning.py"}
+    monkeypatch.setenv(_cache.ENV, str(tmp_path))
+    calls = []
+    draw = _fixed_T_draws._token_samples
+    monkeypatch.setattr(_fixed_T_draws, "_token_samples", lambda *a: calls.append(1) or draw(*a))
+    args = (200, 100, 2.0, np.array([0.5, 0.5]), np.eye(2), 0.5, 3, 100, 2)
+    first, again = _fixed_T_draws.token_samples(*args), _fixed_T_draws.token_samples(*args)
+    assert len(calls) == 1 and np.array_equal(first.t, again.t) and np.array_equal(first.r, again.r)
+    other = _fixed_T_draws.token_samples(*args[:6], 4, *args[7:])  # another seed: drawn
+    assert len(calls) == 2 and not np.array_equal(first.t, other.t)
+    assert len(list((tmp_path / "fixed_T_token_samples").glob("*.pickle"))) == 2
+
+
 def _scratch_package(root):
     pkg = root / "pkg"
     (pkg / "sub").mkdir(parents=True)

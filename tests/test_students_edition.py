@@ -232,6 +232,7 @@ def test_no_solution_of_the_full_edition_in_the_students_edition(built_site) -> 
     assert "students' edition" in html.unescape((STUDENTS / "book" / "03_bbp.html").read_text(encoding="utf-8"))
 
 
+@pytest.mark.site  # reads both built PDFs (10 s of pdftotext): not a check of the sources
 def test_no_solution_in_the_students_pdf() -> None:
     full_pdf, students_pdf = FULL / "_pdf" / PDF_NAME, STUDENTS / "_pdf" / PDF_NAME
     if shutil.which("pdftotext") is None:
