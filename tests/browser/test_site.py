@@ -34,11 +34,10 @@ The pages of :data:`DISK_PAGES` (the introduction, every chapter and one page of
 kind) are opened again as ``file://`` URLs, for what depends on how a page is opened (loading:
 scripts, stylesheets, the widget state, every image file; see :func:`_check_page_from_disk`),
 and each chapter's first figure is measured there; on every page the http check rejects a
-root-absolute resource path, the one thing a page of its own could break from disk.  ``test_first_paint_on_slow_phone`` loads
-the intro and chapter 3 with a cold cache on an emulated slow phone link (1.6 Mbit/s,
-150 ms, CPU slowed 4x; the site gzip-compressed as a static host serves it): they must paint
-and become quiet; the times are recorded, and their budgets (first contentful paint 5 s,
-largest 4 s, total blocking time 2.5 s) are bars of ``benchmarks/run_all.py``, not assertions.  A full-page screenshot of each page is saved to
+root-absolute resource path, the one thing a page of its own could break from disk.  How fast a
+page paints on a slow phone link is a measurement, not a check: ``benchmarks/site_weight.py``
+(every page, cold cache, 1.6 Mbit/s, 150 ms, CPU slowed 4x) and ``benchmarks/lighthouse.py``,
+held to their bars by ``benchmarks/run_all.py``.  A full-page screenshot of each page is saved to
 ``_build/artifacts/screenshots/<page>.png``.
 
 The book is (re)built first if ``_build/html`` is missing or older than any of its
@@ -838,39 +837,3 @@ def test_widget_descriptions_are_sanitized_by_the_allow_list(browser) -> None:
     finally:
         page.close()
     assert list(zip([html for html, _ in SANITIZED], out)) == SANITIZED
-
-
-# ------------------------------------------------------------------ first paint, slow phone
-#: The slow phone link (site_checks.SLOW_PHONE: 1.6 Mbit/s, 150 ms round trip, CPU slowed 4x),
-#: cold cache (a first visit), the site served as a static host serves it (gzip): the page must
-#: paint (first and largest contentful paint) and become quiet.  How fast is not asserted here
-#: (a busy machine only ever adds time): the measures of each visit are written to
-#: ``_build/artifacts/first_paint/``, and ``benchmarks/run_all.py`` holds them to their budgets
-#: (first contentful paint 5 s, largest 4 s, total blocking time 2.5 s: ``PAINT_BARS`` there),
-#: as ``benchmarks/site_weight.py`` does on every page.
-FIRST_PAINT_DIR = Path(__file__).resolve().parents[2] / "_build" / "artifacts" / "first_paint"
-
-
-def _fcp_pages() -> list[str]:
-    chapters = [p for p in PAGES if CHAPTER_RE.match(p)]
-    heavy = "book/03_bbp" if "book/03_bbp" in chapters else (chapters[0] if chapters else None)
-    return [p for p in dict.fromkeys([PAGES[0] if PAGES else None, heavy]) if p]
-
-
-@pytest.mark.parametrize("page_name", _fcp_pages())
-def test_first_paint_on_slow_phone(browser, site_url, page_name) -> None:
-    """The intro and a chapter paint and become quiet on the slow phone link (Lighthouse's
-    mobile measures, measured in the page and recorded for the benchmark's budgets)."""
-    context = browser.new_context(
-        viewport={"width": 390, "height": 844}, is_mobile=True, device_scale_factor=2, service_workers="block"
-    )
-    try:
-        run = site_checks.measure_main_thread(context, f"{site_url}/{page_name}.html")
-    finally:
-        context.close()
-    FIRST_PAINT_DIR.mkdir(parents=True, exist_ok=True)
-    (FIRST_PAINT_DIR / (page_name.replace("/", "__") + ".json")).write_text(
-        json.dumps({"page": page_name, **{k: (v if v != float("inf") else None) for k, v in run.items()}})
-    )
-    assert run["fcp"] != float("inf") and run["lcp"] != float("inf"), f"{page_name}: never painted ({run})"
-    assert run["quiet"], f"{page_name}: the main thread or the network never went quiet ({run})"
