@@ -484,6 +484,12 @@ def search_icon_problems(page, where: str) -> list[str]:
     ]
 
 
+def wait_for_scripts(page, timeout_ms: int = 30_000) -> None:
+    """Wait until the scripts a page loads after its first paint (the theme's, Sphinx's, the
+    search's; ``static/seqrmt/site.js``) have run: ``<html data-seqrmt-scripts="loaded">``."""
+    page.wait_for_function("() => document.documentElement.dataset.seqrmtScripts === 'loaded'", timeout=timeout_ms)
+
+
 def search_field_problems(
     page, base_url: str, page_name: str, term: str = "Stieltjes", timeout_ms: int = 30_000
 ) -> list[str]:
@@ -492,7 +498,7 @@ def search_field_problems(
     and press Enter; the search page must then list results.  ``page`` is a fresh Playwright
     page at the width to check."""
     page.goto(f"{base_url}/{page_name}.html", wait_until="load", timeout=timeout_ms)
-    page.wait_for_load_state("networkidle", timeout=timeout_ms)
+    wait_for_scripts(page, timeout_ms)
     buttons = page.locator(".search-button__button:visible")
     if buttons.count() != 1:
         return [f"{page_name}: {buttons.count()} visible search buttons (one expected)"]

@@ -62,7 +62,7 @@ def new_page(browser):
 
 def _open(page, url: str) -> None:
     page.goto(url, wait_until="load", timeout=TIMEOUT_MS)
-    page.wait_for_load_state("networkidle", timeout=TIMEOUT_MS)
+    site_checks.wait_for_scripts(page, TIMEOUT_MS)
 
 
 def _plant(page, css: str) -> None:
@@ -301,8 +301,7 @@ def first_visit_mode(new_page, url: str, plant: bool = False) -> tuple[str, str,
         page.route("**/*.html", handle)
     page.goto(url, wait_until="domcontentloaded", timeout=TIMEOUT_MS)
     early = page.evaluate("() => document.documentElement.dataset.theme")
-    page.wait_for_load_state("networkidle", timeout=TIMEOUT_MS)
-    page.wait_for_function("() => typeof window.bootstrap !== 'undefined' || document.readyState === 'complete'")
+    site_checks.wait_for_scripts(page, TIMEOUT_MS)  # the theme's script has run
     return early, page.evaluate("() => document.documentElement.dataset.theme"), errors
 
 

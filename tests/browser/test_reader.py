@@ -106,7 +106,7 @@ class _changed:
 def _open(page, url: str) -> None:
     page.goto(url, wait_until="load", timeout=TIMEOUT_MS)
     # the theme's scripts are loaded after the first paint (static/seqrmt/site.js)
-    page.wait_for_load_state("networkidle", timeout=TIMEOUT_MS)
+    site_checks.wait_for_scripts(page, TIMEOUT_MS)
 
 
 def _rewrite(page, pattern: str, change) -> None:

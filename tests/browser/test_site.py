@@ -603,7 +603,7 @@ def _check_page(browser, base_url: str, built_site: Path, page_name: str, screen
             if page.locator('a[href*="mybinder.org"]').count() == 0:
                 problems.append("no Binder launch link on a notebook page")
         _check_links(page, base_url, built_site, problems)
-        page.wait_for_load_state("networkidle", timeout=TIMEOUT_MS)
+        site_checks.wait_for_scripts(page, TIMEOUT_MS)
         _check_accessibility(page, problems, page_name)
 
         if screenshot is not None:

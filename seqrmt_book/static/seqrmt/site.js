@@ -17,17 +17,24 @@
    * at the load event, or after 3 s, whichever comes first). */
   function loadAfterPaint() {
     var tags = Array.prototype.slice.call(document.querySelectorAll('script[type="seqrmt/after-paint"]'));
-    if (!tags.length) return;
+    /* <html data-seqrmt-scripts="loaded"> once the last of them has run (or failed to load): what
+     * a script or a test that needs the theme's scripts waits for. */
+    function loaded() { document.documentElement.setAttribute("data-seqrmt-scripts", "loaded"); }
+    if (!tags.length) { loaded(); return; }
     var done = false;
     function go() {
       if (done) return;
       done = true;
-      tags.forEach(function (tag) {
+      tags.forEach(function (tag, i) {
         var s = document.createElement("script");
         Array.prototype.forEach.call(tag.attributes, function (a) {
           if (a.name !== "type") s.setAttribute(a.name, a.value);
         });
         s.async = false;  // keep their order
+        if (i === tags.length - 1) {
+          s.addEventListener("load", loaded);
+          s.addEventListener("error", loaded);
+        }
         document.head.appendChild(s);
       });
     }
