@@ -11,12 +11,15 @@ here, in one module, each with the check that notices when the theme changes.
   (sphinx-exercise).  ``_templates/layout.html`` links that copy instead of the theme's
   file (block ``css``); the theme's own files are not changed.
 * **Rules for what the site does not have.** Most of that stylesheet is Bootstrap's and the
-  theme's rules for components no page has (320 KB, 46 KB compressed, before every first
+  theme's rules for components no page has (311 KB, 46 KB compressed, before every first
   paint).  The copy also drops every selector that needs a class name or an id that no page
   and no script of the site contains as a word (:func:`purge_unmatched_rules`; a class a
   script adds is named in it, so it stays, and the two Bootstrap builds from parts are
   listed, :data:`BUILT_CLASSES`, checked by :func:`scripts_build_only_known_classes`):
-  110 KB, 20 KB compressed.
+  112 KB, 20 KB compressed.
+* **Template files among the static ones.** The themes keep Jinja macro files in their static
+  folders (:data:`THEME_TEMPLATE_COPIES`), which Sphinx copies into the site as ``.html`` files
+  whose links are unrendered ``{{ pathto(...) }}``: removed at the end of the build.
 * **Scroll-box tab stops.** The theme's script makes code cells, outputs and tables tab
   stops by reading the size of every one of them at load, on every resize and on every
   change of the page, which lays out the whole page each time (seconds on a phone, and
@@ -41,6 +44,10 @@ THEME_SCROLL_BOXES = (
     "pre, .nboutput > .output_area, .cell_output > .output, .jp-RenderedHTMLCommon, .pst-scrollable-table-container"
 )
 THEME_SCRIPT = "_static/scripts/pydata-sphinx-theme.js"
+#: Jinja macro files the themes keep in their static folders (their templates import them from the
+#: theme, not from the site), which Sphinx copies into ``_static/`` with the rest: not pages, and
+#: their ``{{ pathto(...) }}`` links lead nowhere.  Removed from the built site.
+THEME_TEMPLATE_COPIES = ("_static/webpack-macros.html", "_static/sbt-webpack-macros.html")
 
 
 def theme_asks_for_scroll_boxes(js: str) -> bool:
@@ -436,6 +443,8 @@ def _build_finished(app: Any, exception: Exception | None) -> None:
 
     log = logging.getLogger(__name__)
     outdir = Path(app.outdir)
+    for name in THEME_TEMPLATE_COPIES:
+        (outdir / name).unlink(missing_ok=True)
     if not write_theme_css(outdir):
         log.warning(f"seqrmt_book.theme: no {THEME_SOURCE_CSS} in the built site (theme changed?)")
     scripts = "".join(

@@ -308,6 +308,22 @@ def test_the_themes_files_are_not_changed(site: Path) -> None:
     assert theme.theme_asks_for_scroll_boxes(_read(site, theme.THEME_SCRIPT))
 
 
+def test_the_themes_template_files_are_not_in_the_site(site: Path) -> None:
+    """The themes' Jinja macro files, which Sphinx copies with their static files, are removed:
+    their links are unrendered templates."""
+    import pydata_sphinx_theme
+    import sphinx_book_theme
+
+    shipped = [
+        Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme" / "static" / "webpack-macros.html",
+        Path(sphinx_book_theme.__file__).parent / "theme" / "sphinx_book_theme" / "static" / "sbt-webpack-macros.html",
+    ]
+    assert all(p.is_file() for p in shipped)  # the themes still ship them: the removal is needed
+    assert {f"_static/{p.name}" for p in shipped} == set(theme.THEME_TEMPLATE_COPIES)
+    assert not [name for name in theme.THEME_TEMPLATE_COPIES if (site / name).exists()]
+    assert not list((site / "_static").glob("*.html"))
+
+
 def test_site_js_answers_the_themes_query() -> None:
     site_js = (STATIC / "seqrmt" / "site.js").read_text(encoding="utf-8")
     joined = re.search(r'var THEME_SCROLL_BOXES = "([^"]*)" \+\s*"([^"]*)";', site_js)
