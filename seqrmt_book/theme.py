@@ -32,7 +32,9 @@ here, in one module, each with the check that notices when the theme changes.
 
 from __future__ import annotations
 
+import importlib.util
 import string
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -271,15 +273,37 @@ def served_icon_codepoints(outdir: Path, skip: tuple[str, ...] = ()) -> set[int]
     return codes
 
 
+def write_font_subset(source: Path, out: Path, codes: Iterable[int]) -> int:
+    """Write to ``out`` a WOFF file of the font ``source`` (TrueType, OpenType or WOFF) holding only
+    the glyphs of the code points ``codes`` (and what they need: ligatures, composites, ``.notdef``),
+    made with fontTools' subsetter (fontTools is a dependency of matplotlib), hinting kept (the
+    glyphs are drawn pixel for pixel as from the whole font).  Returns the size of the file
+    written, in bytes."""
+    from fontTools import subset
+
+    options = subset.Options()
+    options.flavor = "woff"
+    options.layout_features = ["*"]
+    options.notdef_outline = True
+    options.drop_tables += ["FFTM"]  # FontForge's timestamps, which the subsetter does not know
+    font = subset.load_font(str(source), options)
+    try:
+        sub = subset.Subsetter(options)
+        sub.populate(unicodes=sorted(set(codes)))
+        sub.subset(font)
+        subset.save_font(font, str(out), options)
+    finally:
+        font.close()
+    return out.stat().st_size
+
+
 def subset_icon_fonts(css: str, webfonts: Path, extra: set[int] | frozenset[int] = frozenset()) -> str:
     """Cut the Font Awesome fonts (woff2, 25-160 KB each) down to the icons that ``css``
     (the theme's stylesheet, its unused icon rules removed) and ``extra`` (the code points
     the site's other stylesheets name: :func:`served_icon_codepoints`) use, as WOFF files
     made with fontTools (a dependency of matplotlib), and point the ``@font-face`` rules of
     ``css`` at them.  Without fontTools the CSS is returned unchanged."""
-    try:
-        from fontTools import subset
-    except ImportError:
+    if importlib.util.find_spec("fontTools") is None:
         return css
     codes = icon_codepoints(css) | set(extra)
     codes |= {ord(ch) for ch in "0123456789"}
@@ -288,17 +312,7 @@ def subset_icon_fonts(css: str, webfonts: Path, extra: set[int] | frozenset[int]
         ttf = webfonts / f"{stem}.ttf"
         if not ttf.is_file():
             return False
-        out = webfonts / f"{stem}.subset.woff"
-        options = subset.Options()
-        options.flavor = "woff"
-        options.layout_features = ["*"]
-        options.notdef_outline = True
-        font = subset.load_font(str(ttf), options)
-        sub = subset.Subsetter(options)
-        sub.populate(unicodes=codes)
-        sub.subset(font)
-        subset.save_font(font, str(out), options)
-        font.close()
+        write_font_subset(ttf, webfonts / f"{stem}.subset.woff", codes)
         return True
 
     css = _normalized(css)

@@ -307,6 +307,147 @@ def swap_fonts(css: str) -> str:
     return css
 
 
+#: The family of MathJax's zero-width font, first in every variant's list: kept whole (1 KB).
+_ZERO_FAMILY = "MJXZERO"
+
+
+def _declarations(rule: Any) -> dict[str, str]:
+    import tinycss2
+
+    found = tinycss2.parse_declaration_list(rule.content or [], skip_comments=True, skip_whitespace=True)
+    return {d.lower_name: tinycss2.serialize(d.value).strip() for d in found if d.type == "declaration"}
+
+
+def _css_string(value: str) -> str:
+    """The text of a CSS string token (``"\\1D451 x"`` -> the characters it stands for)."""
+    import tinycss2
+
+    tokens = [t for t in tinycss2.parse_component_value_list(value) if t.type == "string"]
+    return "".join(t.value for t in tokens)
+
+
+def _glyph_families(css: str) -> list[tuple[str, list[str]]]:
+    """Each glyph rule of MathJax's stylesheet as (the characters its ``content`` draws, the list
+    of font families it is drawn in, in the browser's order): the family list of its variant class
+    (``mjx-c.mjx-c1D451.TEX-I::before`` -> the list of ``.TEX-I``, ``MJXZERO, MJXTEX-I``); a glyph
+    rule without a variant class is drawn in the formula's own list (``.MJX-TEX``, on
+    ``mjx-math``; no other element of the markup carries a family); a piece of a stretchy
+    delimiter (a selector under ``mjx-stretchy-v``/``-h``) in the stretchy list.  The lists are
+    read from the stylesheet's own rules."""
+    import tinycss2
+
+    families: dict[str, list[str]] = {}
+    stretchy: list[str] = []
+    rules: list[tuple[str, str]] = []
+    for rule in tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True):
+        if rule.type != "qualified-rule":
+            continue
+        selector = tinycss2.serialize(rule.prelude).strip()
+        decls = _declarations(rule)
+        if "font-family" in decls:
+            names = [f.strip() for f in decls["font-family"].split("!")[0].split(",")]
+            variant = re.fullmatch(r"\.((?:TEX|MJX)-[A-Z0-9]+)", selector)
+            if variant:
+                families[variant.group(1)] = names
+            elif "mjx-stretchy" in selector:
+                stretchy = names
+        if "content" in decls:
+            rules.append((selector, _css_string(decls["content"])))
+    found = []
+    for selector, text in rules:
+        for part in selector.split(","):
+            classes = re.findall(r"\.((?:TEX|MJX)-[A-Z0-9]+)", part)
+            if "mjx-stretchy" in part:
+                found.append((text, stretchy))
+            else:
+                found.append((text, families.get(classes[-1] if classes else "MJX-TEX", [])))
+    return found
+
+
+def math_font_codepoints(css: str) -> dict[str, set[int]]:
+    """The code points each web font family of MathJax's stylesheet may be asked for: every
+    character a glyph rule draws, under every family of the rule's list (:func:`_glyph_families`;
+    the browser takes the first family of the list that holds the character, so a cut that keeps
+    each of them wherever the whole font has it draws every glyph from the same font)."""
+    codes: dict[str, set[int]] = {}
+    for text, names in _glyph_families(css):
+        for name in names:
+            codes.setdefault(name, set()).update(ord(ch) for ch in text)
+    return codes
+
+
+def _font_face(rule: Any) -> tuple[str, list[Any]] | None:
+    """The family of an ``@font-face`` rule and the tokens holding its font URLs (``url(...)``
+    tokens, or the string of a ``url("...")`` function), or None for any other rule."""
+    if rule.type != "at-rule" or rule.lower_at_keyword != "font-face" or not rule.content:
+        return None
+    family, urls, name = None, [], None
+    for token in rule.content:
+        if token.type == "ident" and name is None:
+            name = token.lower_value
+        elif token.type == "literal" and token.value == ";":
+            name = None
+        elif name == "font-family" and token.type in ("ident", "string") and family is None:
+            family = token.value
+        elif name == "src" and token.type == "url":
+            urls.append(token)
+        elif name == "src" and token.type == "function" and token.lower_name == "url":
+            urls += [t for t in token.arguments if t.type == "string"]
+    return (family, urls) if family else None
+
+
+def subset_math_fonts(css: str, fonts: Path) -> str:
+    """Cut MathJax's web fonts (``fonts``: the folder of the served woff files, 330 KB for the 22
+    faces, 110 KB of them on a chapter) down to the glyphs the book's formulas use
+    (:func:`math_font_codepoints`: 45 KB on chapter 3), and point each ``@font-face`` rule of ``css``
+    at its cut (the stylesheet is read by tinycss2; every other rule is written back as it was).
+    Each cut is named by a hash of its code points (``MathJax_Main-Regular.<hash>.woff``), so that a
+    browser holding the cut of an earlier edition fetches the new one; the cuts of earlier builds in
+    ``fonts`` are removed.  A family no glyph rule names keeps its whole font (the browser never
+    fetches it), as does the zero-width family."""
+    import hashlib
+
+    from tinycss2.serializer import serialize_string_value
+
+    from seqrmt_book.theme import _normalized, _parse, write_font_subset
+
+    css = _normalized(css)
+    codes = math_font_codepoints(css)
+    wanted: set[str] = set()
+    parts = []
+    for rule, start, end in _parse(css):
+        face = _font_face(rule)
+        if face is None or face[0] == _ZERO_FAMILY or not codes.get(face[0]):
+            parts.append(css[start:end])
+            continue
+        family, urls = face
+        changed = False
+        for token in urls:
+            folder, _, file = token.value.rpartition("/")
+            source = fonts / file
+            if not (file.endswith(".woff") and source.is_file()):
+                continue
+            digest = hashlib.sha256(",".join(map(str, sorted(codes[family]))).encode()).hexdigest()[:10]
+            name = f"{file.removesuffix('.woff')}.{digest}.woff"
+            wanted.add(name)
+            if not (fonts / name).is_file():
+                write_font_subset(source, fonts / name, codes[family])
+            token.value = f"{folder}/{name}" if folder else name
+            quoted = '"' + serialize_string_value(token.value) + '"'
+            token.representation = quoted if token.type == "string" else f"url({quoted})"
+            changed = True
+        if changed:
+            text = css[start:end]
+            parts.append(rule.serialize() + text[len(text.rstrip()) :])
+        else:
+            parts.append(css[start:end])
+    for old in fonts.glob("MathJax_*.*.woff"):
+        stem, _, digest = old.name.removesuffix(".woff").rpartition(".")
+        if old.name not in wanted and stem and len(digest) == 10:
+            old.unlink()
+    return "".join(parts)
+
+
 def compact(markup: str) -> str:
     """MathJax's markup of one formula without what it repeats needlessly (``_REDUNDANT``)."""
     head, sep, rest = markup.partition(">")
@@ -539,6 +680,20 @@ def _page_context(app: Any, pagename: str, templatename: str, context: dict, doc
         app.add_css_file(CSS_PATH.removeprefix("_static/"), priority=600)
 
 
+def _fonts_present(stylesheet: Path) -> bool:
+    """Whether the stylesheet names the cuts of its fonts (:func:`subset_math_fonts`) and every font
+    file it names is in the output folder."""
+    from seqrmt_book.theme import _parse
+
+    urls = [
+        t.value
+        for rule, _, _ in _parse(stylesheet.read_text(encoding="utf-8"))
+        for t in (_font_face(rule) or ("", []))[1]
+    ]
+    cut = any(u.count(".") >= 2 for u in urls)
+    return cut and all((stylesheet.parent / u).is_file() for u in urls)
+
+
 def _build_finished(app: Any, exception: Exception | None) -> None:
     build = _BUILDS.pop(app, None)
     if build is None:
@@ -551,8 +706,8 @@ def _build_finished(app: Any, exception: Exception | None) -> None:
         docs = set(app.env.all_docs)
         build.pages = {k: v for k, v in build.pages.items() if k in docs and v}
         target = Path(app.outdir) / CSS_PATH
-        if build.pages == build.known and target.is_file():
-            return  # no formula new since the last build: the stylesheet stands
+        if build.pages == build.known and target.is_file() and _fonts_present(target):
+            return  # no formula new since the last build: the stylesheet (and its fonts' cuts) stands
         mathjax = build.mathjax or MathJax()
         build.mathjax = mathjax
         try:
@@ -566,7 +721,7 @@ def _build_finished(app: Any, exception: Exception | None) -> None:
 
             raise ExtensionError(f"seqrmt_book.typeset: {err}") from err
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(mathjax.stylesheet(), encoding="utf-8")
+        target.write_text(subset_math_fonts(mathjax.stylesheet(), target.parent / FONT_URL), encoding="utf-8")
         build.record_path.parent.mkdir(parents=True, exist_ok=True)
         build.record_path.write_text(json.dumps(build.pages, ensure_ascii=False), encoding="utf-8")
         logging.getLogger(__name__).info(
@@ -586,12 +741,53 @@ def site_pages(outdir: Path) -> list[Path]:
     return sorted(p for p in outdir.rglob("*.html") if p.relative_to(outdir).parts[0] not in skip)
 
 
+def changed_glyphs(stylesheet: Path, whole: Path | None = None) -> list[str]:
+    """Each glyph the math stylesheet draws from another font than the whole fonts would (``whole``:
+    their folder, by default the served one, where the cuts of :func:`subset_math_fonts` sit beside
+    them), and each font it names that is not there: empty when every formula is drawn as from the
+    whole fonts.  For each glyph rule the browser takes the first family of its list whose font
+    holds the character (:func:`_glyph_families`)."""
+    from fontTools.ttLib import TTFont
+
+    from seqrmt_book.theme import _parse
+
+    css = stylesheet.read_text(encoding="utf-8")
+    served: dict[str, Path] = {}
+    for rule, _, _ in _parse(css):
+        face = _font_face(rule)
+        if face is not None and face[1]:
+            served[face[0]] = stylesheet.parent / face[1][0].value
+    whole = whole or (stylesheet.parent / FONT_URL)
+    problems, held = [], {}
+
+    def cmap(path: Path) -> set[int]:
+        if path not in held:
+            with TTFont(str(path), lazy=True) as font:
+                held[path] = set(font.getBestCmap() or {})
+        return held[path]
+
+    for path in dict.fromkeys(served.values()):
+        if not path.is_file():
+            problems.append(f"{CSS_PATH}: the font {path.relative_to(stylesheet.parent)} is missing")
+    if problems:
+        return problems
+    for text, names in _glyph_families(css):
+        for ch in text:
+            fonts = [(n, served[n]) for n in names if n in served]
+            drawn = next((n for n, p in fonts if ord(ch) in cmap(p)), None)
+            meant = next((n for n, p in fonts if ord(ch) in cmap(whole / (p.name.split(".")[0] + ".woff"))), None)
+            if drawn != meant:
+                problems.append(f"U+{ord(ch):04X} is drawn from {drawn} instead of {meant} ({', '.join(names)})")
+    return sorted(set(problems))
+
+
 def check_site(outdir: Path) -> tuple[int, int]:
     """Check that a built site's math is typeset: ``(pages with math, formulas)``.
 
     Every formula of every page must be MathJax's markup with its hidden MathML (no TeX
     left for a browser), no page may load MathJax, a page with math links the stylesheet,
-    and the site has math at all.  Otherwise :class:`MathRenderError` names the page."""
+    the site has math at all, and every glyph the stylesheet draws is in its font
+    (:func:`changed_glyphs`).  Otherwise :class:`MathRenderError` names the page."""
     outdir = Path(outdir)
     problems: list[str] = []
     pages = formulas = 0
@@ -614,6 +810,8 @@ def check_site(outdir: Path) -> tuple[int, int]:
         problems.append("no page carries typeset math")
     if not (outdir / CSS_PATH).is_file():
         problems.append(f"no {CSS_PATH}")
+    else:
+        problems += changed_glyphs(outdir / CSS_PATH)
     if problems:
         raise MathRenderError(f"seqrmt_book.typeset: the math of {outdir} is not typeset:\n  " + "\n  ".join(problems))
     return pages, formulas

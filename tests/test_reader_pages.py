@@ -234,6 +234,23 @@ def _prose_soup(path: Path):
     return BeautifulSoup(html, "html.parser")
 
 
+_MATHML = re.compile(r"<mjx-assistive-mml\b.*?</mjx-assistive-mml>", re.S)
+_TAG = re.compile(r"<[^>]+>")
+
+
+def _text_soup(path: Path):
+    """:func:`_soup` with each formula taken out before parsing and replaced by the words of its
+    hidden MathML (what a screen reader and a search read: ``2.25`` in a formula stays ``2.25``),
+    in a span: the page's text as the reader meets it, parsed in a quarter of the time."""
+    from bs4 import BeautifulSoup
+
+    def words(m: re.Match) -> str:
+        mml = _MATHML.search(m.group(0))
+        return f"<span> {' '.join(_TAG.sub(' ', mml.group(0)).split()) if mml else ''} </span>"
+
+    return BeautifulSoup(_FORMULA.sub(words, path.read_text(encoding="utf-8")), "html.parser")
+
+
 #: Not prose: code cells and their outputs, display math, scripts, the page's chrome and downloads.
 _NOT_PROSE = (
     "div.cell_input",
@@ -314,7 +331,7 @@ def reading_time_problems(soup) -> list[str]:
 
 @pytest.mark.parametrize("stem", CHAPTERS)
 def test_reading_time_follows_the_rate(built_site, stem):
-    soup = _soup(_chapter_html(built_site, stem))
+    soup = _prose_soup(_chapter_html(built_site, stem))
     assert not reading_time_problems(soup), (stem, reading_time_problems(soup))
 
 
@@ -390,7 +407,7 @@ def leaks(soup) -> list[str]:
 
 @pytest.mark.parametrize("stem", CHAPTERS)
 def test_no_self_check_answer_before_its_question(built_site, stem):
-    soup = _soup(_chapter_html(built_site, stem))
+    soup = _text_soup(_chapter_html(built_site, stem))
     assert soup.select("div.self-check"), f"{stem} has no self-check"
     assert not leaks(soup)
 

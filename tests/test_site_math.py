@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -104,6 +105,12 @@ def test_check_site_fails_on_tex_left_for_the_browser(tmp_path: Path) -> None:
     (tmp_path / "book" / "ch.html").write_text(str(page), encoding="utf-8")
     (tmp_path / "_static" / "seqrmt").mkdir(parents=True)
     (tmp_path / seqrmt_math.CSS_PATH).write_text(css, encoding="utf-8")
+    with pytest.raises(seqrmt_math.MathRenderError, match="the font .*MathJax_Main-Regular.woff is missing"):
+        seqrmt_math.check_site(tmp_path)  # the fonts are part of the site
+    fonts = tmp_path / seqrmt_math.CSS_PATH
+    fonts = fonts.parent / seqrmt_math.FONT_URL
+    shutil.copytree(seqrmt_math.SERVED / "output" / "chtml" / "fonts" / "woff-v2", fonts)
+    (tmp_path / seqrmt_math.CSS_PATH).write_text(seqrmt_math.subset_math_fonts(css, fonts), encoding="utf-8")
     assert seqrmt_math.check_site(tmp_path) == (1, 4)
     assert seqrmt_math.main(["--check", str(tmp_path)]) == 0
     (tmp_path / "index.html").write_text(PAGE, encoding="utf-8")  # one page left as TeX
@@ -112,6 +119,36 @@ def test_check_site_fails_on_tex_left_for_the_browser(tmp_path: Path) -> None:
     assert "index.html: 4 formula(s) left as TeX" in str(err.value)
     assert "index.html: loads MathJax" in str(err.value)
     assert "book/ch.html" not in str(err.value)
+
+
+def test_the_math_fonts_are_cut_to_the_glyphs_the_formulas_draw(tmp_path: Path) -> None:
+    """Each font face of the stylesheet points at a cut of its font holding the glyphs the formulas
+    draw in it, every glyph is drawn from the font the whole fonts would give, the cuts of an earlier
+    build go, and a cut that lost a glyph is reported with it."""
+    from fontTools.ttLib import TTFont
+
+    from seqrmt_book.theme import write_font_subset
+
+    _, css = seqrmt_math.typeset([Formula("\\alpha + \\mathcal{B} \\le \\left(\\frac{1}{N}\\right)", True)])
+    site = tmp_path / "_static" / "seqrmt"
+    fonts = site / seqrmt_math.FONT_URL
+    shutil.copytree(seqrmt_math.SERVED / "output" / "chtml" / "fonts" / "woff-v2", fonts)
+    (fonts / "MathJax_Main-Regular.0123456789.woff").write_bytes(b"an earlier cut")
+    cut = seqrmt_math.subset_math_fonts(css, fonts)
+    (site / "math.css").write_text(cut, encoding="utf-8")
+    names = re.findall(r"woff-v2/([^\")]+)", cut)
+    italic = next(n for n in names if n.startswith("MathJax_Math-Italic."))
+    assert re.fullmatch(r"MathJax_Math-Italic\.[0-9a-f]{10}\.woff", italic)
+    assert "MathJax_Zero.woff" in names and "MathJax_Fraktur-Regular.woff" in names  # kept whole
+    assert not (fonts / "MathJax_Main-Regular.0123456789.woff").exists()
+    with TTFont(str(fonts / italic)) as font:
+        assert set(font.getBestCmap()) == {0x3B1, ord("N")}  # the italic alpha and N alone
+    assert (fonts / italic).stat().st_size < (fonts / "MathJax_Math-Italic.woff").stat().st_size / 5
+    assert seqrmt_math.changed_glyphs(site / "math.css") == []
+    main = next(n for n in names if n.startswith("MathJax_Main-Regular."))
+    write_font_subset(fonts / "MathJax_Main-Regular.woff", fonts / main, [ord("1")])  # the plus lost
+    found = seqrmt_math.changed_glyphs(site / "math.css")
+    assert "U+002B is drawn from None instead of MJXTEX (MJXZERO, MJXTEX)" in found, found
 
 
 def test_one_process_typesets_each_formula_once_and_reports_tex_errors() -> None:

@@ -28,7 +28,6 @@ import functools
 import posixpath
 import re
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -258,19 +257,29 @@ from seqrmt_book import typeset
 _REF = re.compile(r'<a class="(seqrmt-has-preview )?reference internal" href="([^"#]*)#([^"]+)"')
 
 
-@functools.lru_cache(maxsize=None)
-def _page_tree(page: str) -> Any:
-    from bs4 import BeautifulSoup
+#: The opening tag of a ``<div>`` with an id, as Sphinx writes it (attributes in double quotes).
+_DIV = re.compile(r"<div\b([^>]*)>")
+_ATTR = re.compile(r'([a-z-]+)="([^"]*)"')
 
-    return BeautifulSoup(page, "html.parser")
+
+@functools.lru_cache(maxsize=None)
+def _div_classes(page: str) -> dict[str, list[str]]:
+    """The classes of every ``<div>`` of a page by its id (a scan of the opening tags: the
+    pages are Sphinx's output, where the div of a statement, an exercise or an equation carries
+    its id and classes in its own tag)."""
+    found: dict[str, list[str]] = {}
+    for m in _DIV.finditer(page):
+        attrs = dict(_ATTR.findall(m.group(1)))
+        if "id" in attrs:
+            found.setdefault(attrs["id"], attrs.get("class", "").split())
+    return found
 
 
 def _previewable(page: str, element_id: str) -> bool:
     """Whether the element with this id is a statement, an exercise or a numbered equation."""
-    element = _page_tree(page).find("div", id=element_id)
-    if element is None:
+    classes = _div_classes(page).get(element_id)
+    if classes is None:
         return False
-    classes = element.get("class") or []
     return ("admonition" in classes and any(k in classes for k in seqrmt_previews.KINDS)) or (
         "math" in classes and element_id.startswith("equation-")
     )
