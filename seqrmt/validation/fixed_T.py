@@ -9,7 +9,7 @@ from typing import Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .. import _checks
+from .. import _cache, _checks
 from ..fixed_T_spike import fixed_T_predict
 from ..model import sizes
 from ..spikes import predict
@@ -52,7 +52,9 @@ def fixed_T_spike_check(
     eigenvalues above it, with the token-norm fluctuations of a finite ``d``
     (:meth:`seqrmt.FixedTSpike.bulk_above`), whether one eigenvalue is predicted to carry the
     signal alone, and the spectral mass along ``mu`` above the threshold, the robust quantity
-    where none is.
+    where none is.  The simulated part is kept on disk when ``SEQRMT_CACHE_DIR`` names a folder
+    (``seqrmt/_cache.py``: the book's build and its tests share it), so that a notebook run again
+    reads it.
 
     Returns
     -------
@@ -74,7 +76,14 @@ def fixed_T_spike_check(
         raise ValueError("betas must not be empty")
     V, N = sizes(d, delta, gamma)
     tasks = [(d, V, N, tuple(w.tolist()), R, bs, seed0 + s) for s in range(seeds)]
-    res = np.array(_run_units(_spike_unit, tasks, executor, progress, "fixed-T spike"))  # (seeds, n_beta, 2)
+    # (seeds, n_beta, 2); stored on disk when SEQRMT_CACHE_DIR is set (seqrmt/_cache.py), keyed by the
+    # draws and by the source of this module and of what it runs
+    key = (d, V, N, tuple(w.tolist()), tuple(map(tuple, R.tolist())), bs, seed0, seeds)
+    res = _cache.cached(
+        "fixed_T_spike_check",
+        key,
+        lambda: np.array(_run_units(_spike_unit, tasks, executor, progress, "fixed-T spike")),
+    )
     rows = []
     for j, beta in enumerate(bs):
         lam, ov = res[:, j, 0], res[:, j, 1]

@@ -130,9 +130,10 @@ def test_search_check_catches_a_broken_search(new_page, site_url):
     _rewrite(
         page,
         "**/search.html*",
-        # planted: searchtools.js deferred instead of postponed with the page's scripts (it then runs
-        # before doctools.js, which it needs)
-        lambda html: re.sub(r'<script [^>]*src="(_static/searchtools\.js[^"]*)"', r'<script defer src="\1"', html),
+        # planted: searchtools.js as a plain script instead of postponed with the page's scripts: it
+        # runs while the page is parsed, always before doctools.js, which it needs (a deferred one
+        # raced the scripts loaded after the first paint)
+        lambda html: re.sub(r'<script [^>]*src="(_static/searchtools\.js[^"]*)"', r'<script src="\1"', html),
     )
     problems = site_checks.search_problems(page, site_url, terms=("Stieltjes",))
     assert any("no result" in p for p in problems), problems
