@@ -10,7 +10,7 @@ First every notebook whose cached execution is missing or stale is executed, two
 into the execution cache (``scripts/execute_notebooks.py``; nothing when the cache is warm).  Then
 each step takes every notebook's outputs from that cache (``_build/.jupyter_cache``,
 ``seqrmt_book/cache.py``), so that nothing is executed twice; steps 2-4 run on two lines side by side
-(the website then the slides; the PDF then the students' edition: :func:`build_site`):
+(the two PDFs; the two websites and the slides: :func:`build_site`):
 
 1. the problem sets' students' notebooks (and the released solutions) and the notebooks zip
    (``scripts/build_downloads.py --no-sites``, which generates the sets with ``problems/generate.py``
@@ -159,14 +159,14 @@ def _run(cmd: list[str], log: Path | None = None, env: dict[str, str] | None = N
 
 
 def build_site(pdf: bool) -> None:
-    """The executions, then steps 1-5: the downloads; the website, then the slides, beside the PDF
-    then the students' edition; the archives of the editions.
+    """The executions, then steps 1-5: the downloads; the websites and the slides beside the PDFs;
+    the archives of the editions.
 
     Two lines of work share the two cores once every notebook is executed (each step takes the
-    outputs from the cache): the website's build, its math check and the slides in the foreground,
-    and in a background thread the PDF edition then the students' edition (its website and its PDF).
-    The PDF ends well before the website's build, so the students' edition starts on the core the
-    PDF leaves (it used to wait for the website and the slides: about 40 s more on this machine)."""
+    outputs from the cache): the two PDF editions in a background thread (about 85 s each, most of
+    it xelatex), and in the foreground the website's build, its math check, the slides and the
+    students' website (``scripts/build_students.sh --website``, linking the PDF that ``--pdf``
+    builds).  One after the other they took about 40 s more on this machine."""
     declared = ",".join((*FULL_PRODUCTS, "pdf") if pdf else FULL_PRODUCTS)
     logs = BUILD / "logs"
     logs.mkdir(parents=True, exist_ok=True)
@@ -179,17 +179,20 @@ def build_site(pdf: bool) -> None:
     shutil.copytree(SITE / "_downloads" / "problems", target)
     failed: list[BaseException] = []
 
-    def background() -> None:
+    def pdfs() -> None:
         try:
-            if pdf:
-                _run(["scripts/build_pdf.sh"], log=logs / "pdf.log")
-                print((logs / "pdf.log").read_text(encoding="utf-8").strip().splitlines()[-1], flush=True)
-            _run(["scripts/build_students.sh", *([] if pdf else ["--html"])], log=logs / "students.log")
+            for cmd, log in (
+                (["scripts/build_pdf.sh"], "pdf.log"),
+                (["scripts/build_students.sh", "--pdf"], "students-pdf.log"),
+            ):
+                _run(cmd, log=logs / log)
+                print((logs / log).read_text(encoding="utf-8").strip().splitlines()[-1], flush=True)
         except BaseException as err:  # reported by the main thread
             failed.append(err)
 
-    line = threading.Thread(target=background, name="pdf-and-students")
-    line.start()
+    line = threading.Thread(target=pdfs, name="pdfs") if pdf else None
+    if line is not None:
+        line.start()
     try:
         _run(
             ["scripts/without_system_node.sh", "jupyter-book", "build", ".", "-n", "-W", "--keep-going"],
@@ -197,8 +200,10 @@ def build_site(pdf: bool) -> None:
         )
         _run([sys.executable, "-m", "seqrmt_book.typeset", "--check", str(SITE)])
         _run([sys.executable, "scripts/build_slides.py"])
+        _run(["scripts/build_students.sh", "--website" if pdf else "--html"], log=logs / "students.log")
     finally:
-        line.join()
+        if line is not None:
+            line.join()
     if failed:
         raise failed[0]
     _run([sys.executable, "scripts/build_downloads.py", "--sites-only"])

@@ -72,12 +72,13 @@ class StaticHostHandler(http.server.SimpleHTTPRequestHandler):
 SLOW_PHONE = {"download_bps": 1.6e6, "upload_bps": 7.5e5, "latency_ms": 150, "cpu_slowdown": 4}
 
 JS_AXE_RUN = """
-async ([tags, skip]) => {
+async ([tags, skip, only]) => {
   // label-content-name-mismatch (WCAG 2.5.3) is tagged experimental in axe-core and
   // would be left out by the tag filter: switch it on explicitly.  preload: false: axe
   // would re-fetch every stylesheet for its CSSOM and resolves the theme's nested
   // @import "../basic.css" against the page (a 404 that is not the site's).
-  const res = await axe.run(document, {runOnly: {type: 'tag', values: tags},
+  // only: the rules named, and no other (a test of the set-aside itself)
+  const res = await axe.run(document, {runOnly: only ? {type: 'rule', values: only} : {type: 'tag', values: tags},
                                        rules: Object.assign({'label-content-name-mismatch': {enabled: true}},
                                          Object.fromEntries(skip.map(r => [r, {enabled: false}]))),
                                        preload: false, resultTypes: ['violations']});
@@ -165,7 +166,11 @@ JS_FORMULAS_BACK = """() => { const held = window.__seqrmtFormulasAside || [];
 
 
 def run_axe(
-    page, tags: list[str] | None = None, skip: list[str] | None = None, formulas_kept: int | None = None
+    page,
+    tags: list[str] | None = None,
+    skip: list[str] | None = None,
+    formulas_kept: int | None = None,
+    only: list[str] | None = None,
 ) -> list[dict]:
     """Critical and serious axe-core violations on the page as it is now (rules in
     ``skip`` switched off).
@@ -179,12 +184,13 @@ def run_axe(
     appendix.  A defect inside a formula that was set aside is not seen (``test_reader.py``
     plants one); the renderer's markup is checked on the first ``k`` formulas of every page.
     Formulas wider than the column then no longer scroll, so the scroll boxes are checked at the
-    load event with every formula (:func:`check_scroll_boxes_at_load`)."""
+    load event with every formula (:func:`check_scroll_boxes_at_load`).  ``only``: these rules alone,
+    whatever their tags (a check of axe's own use)."""
     if not page.evaluate("() => typeof window.axe !== 'undefined'"):
         page.add_script_tag(path=str(AXE_JS))
     aside = page.evaluate(JS_FORMULAS_ASIDE, formulas_kept) if formulas_kept is not None else 0
     try:
-        found = page.evaluate(JS_AXE_RUN, [tags or AXE_TAGS, list(skip or [])])
+        found = page.evaluate(JS_AXE_RUN, [tags or AXE_TAGS, list(skip or []), list(only) if only else None])
     finally:
         if formulas_kept is not None:
             back = page.evaluate(JS_FORMULAS_BACK)
