@@ -316,6 +316,11 @@ def cached(kind: str, key: tuple, build: Callable[[], T]) -> T:
     return value
 
 
+def array_key(a: Any) -> tuple:
+    """An array (weights ``w``, a correlation matrix ``R``) as nested tuples of plain floats, for a key."""
+    return tuple(map(array_key, a)) if getattr(a, "ndim", 0) > 1 else tuple(a.tolist())
+
+
 def options_key(options: dict[str, Any]) -> tuple:
     """The options as a sorted tuple, without those left at their default ``None``."""
     return tuple(sorted((k, v) for k, v in options.items() if v is not None))

@@ -253,7 +253,7 @@ def token_samples(
     this module and what it imports (the model's sampling), not on the spike formulas that the
     model built from it uses: an edit of ``spikes.py`` keeps the draws (93 % of the seconds a
     fixed-``T`` model takes)."""
-    key = (n_tokens, block, ratio, tuple(w.tolist()), tuple(map(tuple, R.tolist())), gamma, seed)
+    key = (n_tokens, block, ratio, _cache.array_key(w), _cache.array_key(R), gamma, seed)
     key += (outlier_block, outlier_draws)
     return _cache.cached(
         "fixed_T_token_samples",

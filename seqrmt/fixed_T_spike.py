@@ -805,7 +805,7 @@ def fixed_T_spike_model(delta: float, gamma: float, w: ArrayLike, R: ArrayLike, 
     delta, gamma, w, R, checked = _checked_arguments(delta, gamma, w, R, options)
     if checked["d"] is not None and np.count_nonzero(w) > 1:
         options, checked = dict(options, d=None), dict(checked, d=None)  # d only changes the model at T' = 1
-    key = (delta, gamma, tuple(w.tolist()), tuple(map(tuple, R.tolist())), _cache.options_key(options))
+    key = (delta, gamma, _cache.array_key(w), _cache.array_key(R), _cache.options_key(options))
     if key not in _SPIKE_CACHE:
         _SPIKE_CACHE[key] = _cache.cached(
             "fixed_T_spike", key, lambda: FixedTSpike._of_checked(delta, gamma, w, R, checked)

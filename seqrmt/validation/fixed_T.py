@@ -75,10 +75,11 @@ def fixed_T_spike_check(
     if not bs:
         raise ValueError("betas must not be empty")
     V, N = sizes(d, delta, gamma)
-    tasks = [(d, V, N, tuple(w.tolist()), R, bs, seed0 + s) for s in range(seeds)]
+    w_key = _cache.array_key(w)
+    tasks = [(d, V, N, w_key, R, bs, seed0 + s) for s in range(seeds)]
     # (seeds, n_beta, 2); stored on disk when SEQRMT_CACHE_DIR is set (seqrmt/_cache.py), keyed by the
     # draws and by the source of this module and of what it runs
-    key = (d, V, N, tuple(w.tolist()), tuple(map(tuple, R.tolist())), bs, seed0, seeds)
+    key = (d, V, N, w_key, _cache.array_key(R), bs, seed0, seeds)
     res = _cache.cached(
         "fixed_T_spike_check",
         key,
