@@ -46,8 +46,8 @@ import json
 import os
 import shutil
 import subprocess
-import threading
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -396,6 +396,33 @@ def _font_face(rule: Any) -> tuple[str, list[Any]] | None:
     return (family, urls) if family else None
 
 
+#: A cut of a font is named by the whole font's stem and this many hex digits of a hash of its glyphs.
+_CUT_DIGITS = 10
+
+
+def _cut_name(whole: str, codes: set[int]) -> str:
+    """``MathJax_Main-Regular.woff`` and its glyphs -> ``MathJax_Main-Regular.<hash>.woff``."""
+    import hashlib
+
+    digest = hashlib.sha256(",".join(map(str, sorted(codes))).encode()).hexdigest()[:_CUT_DIGITS]
+    return f"{whole.removesuffix('.woff')}.{digest}.woff"
+
+
+def _whole_name(name: str) -> str | None:
+    """The whole font a cut is made from (the inverse of :func:`_cut_name`), or None for a whole font."""
+    stem, _, digest = name.removesuffix(".woff").rpartition(".")
+    cut = bool(stem) and len(digest) == _CUT_DIGITS and all(c in "0123456789abcdef" for c in digest)
+    return f"{stem}.woff" if cut else None
+
+
+def _face_urls(css: str) -> dict[str, list[str]]:
+    """The font URLs of each family of a stylesheet's ``@font-face`` rules."""
+    from seqrmt_book.theme import _parse
+
+    faces = (_font_face(rule) for rule, _, _ in _parse(css))
+    return {face[0]: [t.value for t in face[1]] for face in faces if face is not None}
+
+
 def subset_math_fonts(css: str, fonts: Path) -> str:
     """Cut MathJax's web fonts (``fonts``: the folder of the served woff files, 330 KB for the 22
     faces; chapter 3 draws from 8 of them, 162 KB) down to the glyphs the book's formulas use
@@ -405,8 +432,6 @@ def subset_math_fonts(css: str, fonts: Path) -> str:
     browser holding the cut of an earlier edition fetches the new one; the cuts of earlier builds in
     ``fonts`` are removed.  A family no glyph rule names keeps its whole font (the browser never
     fetches it), as does the zero-width family."""
-    import hashlib
-
     from tinycss2.serializer import serialize_string_value
 
     from seqrmt_book.theme import _normalized, _parse, write_font_subset
@@ -427,8 +452,7 @@ def subset_math_fonts(css: str, fonts: Path) -> str:
             source = fonts / file
             if not (file.endswith(".woff") and source.is_file()):
                 continue
-            digest = hashlib.sha256(",".join(map(str, sorted(codes[family]))).encode()).hexdigest()[:10]
-            name = f"{file.removesuffix('.woff')}.{digest}.woff"
+            name = _cut_name(file, codes[family])
             wanted.add(name)
             if not (fonts / name).is_file():
                 write_font_subset(source, fonts / name, codes[family])
@@ -442,8 +466,7 @@ def subset_math_fonts(css: str, fonts: Path) -> str:
         else:
             parts.append(css[start:end])
     for old in fonts.glob("MathJax_*.*.woff"):
-        stem, _, digest = old.name.removesuffix(".woff").rpartition(".")
-        if old.name not in wanted and stem and len(digest) == 10:
+        if old.name not in wanted and _whole_name(old.name):
             old.unlink()
     return "".join(parts)
 
@@ -683,14 +706,8 @@ def _page_context(app: Any, pagename: str, templatename: str, context: dict, doc
 def _fonts_present(stylesheet: Path) -> bool:
     """Whether the stylesheet names the cuts of its fonts (:func:`subset_math_fonts`) and every font
     file it names is in the output folder."""
-    from seqrmt_book.theme import _parse
-
-    urls = [
-        t.value
-        for rule, _, _ in _parse(stylesheet.read_text(encoding="utf-8"))
-        for t in (_font_face(rule) or ("", []))[1]
-    ]
-    cut = any(u.count(".") >= 2 for u in urls)
+    urls = [u for found in _face_urls(stylesheet.read_text(encoding="utf-8")).values() for u in found]
+    cut = any(_whole_name(u.rpartition("/")[2]) for u in urls)
     return cut and all((stylesheet.parent / u).is_file() for u in urls)
 
 
@@ -749,14 +766,8 @@ def changed_glyphs(stylesheet: Path, whole: Path | None = None) -> list[str]:
     holds the character (:func:`_glyph_families`)."""
     from fontTools.ttLib import TTFont
 
-    from seqrmt_book.theme import _parse
-
     css = stylesheet.read_text(encoding="utf-8")
-    served: dict[str, Path] = {}
-    for rule, _, _ in _parse(css):
-        face = _font_face(rule)
-        if face is not None and face[1]:
-            served[face[0]] = stylesheet.parent / face[1][0].value
+    served = {family: stylesheet.parent / urls[0] for family, urls in _face_urls(css).items() if urls}
     whole = whole or (stylesheet.parent / FONT_URL)
     problems, held = [], {}
 
@@ -775,7 +786,7 @@ def changed_glyphs(stylesheet: Path, whole: Path | None = None) -> list[str]:
         for ch in text:
             fonts = [(n, served[n]) for n in names if n in served]
             drawn = next((n for n, p in fonts if ord(ch) in cmap(p)), None)
-            meant = next((n for n, p in fonts if ord(ch) in cmap(whole / (p.name.split(".")[0] + ".woff"))), None)
+            meant = next((n for n, p in fonts if ord(ch) in cmap(whole / (_whole_name(p.name) or p.name))), None)
             if drawn != meant:
                 problems.append(f"U+{ord(ch):04X} is drawn from {drawn} instead of {meant} ({', '.join(names)})")
     return sorted(set(problems))
