@@ -10,7 +10,8 @@ First every notebook whose cached execution is missing or stale is executed, two
 into the execution cache (``scripts/execute_notebooks.py``; nothing when the cache is warm).  Then
 each step takes every notebook's outputs from that cache (``_build/.jupyter_cache``,
 ``seqrmt_book/cache.py``), so that nothing is executed twice; steps 2-4 run on two lines side by side
-(the two PDFs; the two websites and the slides: :func:`build_site`):
+(the website, its math check, the slides and then the students' PDF on one; the full PDF and then
+the students' website on the other: :func:`build_site`):
 
 1. the problem sets' students' notebooks (and the released solutions) and the notebooks zip
    (``scripts/build_downloads.py --no-sites``, which generates the sets with ``problems/generate.py``
@@ -26,8 +27,8 @@ each step takes every notebook's outputs from that cache (``_build/.jupyter_cach
    ``_build/html/students/`` and ``_build/html/editions/`` (with a page that lists them), so that the
    built website carries everything its pages link;
 7. the site: that website copied to ``OUT``;
-8. a link check of every page of ``OUT``, offline, with LinkChecker: a broken internal link or a
-   missing file fails the command.
+8. a link check of every page of ``OUT``, offline (:func:`check_links`: every page, every stylesheet
+   they load, every file these name): a broken internal link or a missing file fails the command.
 
 The folder works from any static host, at its root or under a subpath (every link of the site is
 relative).  A summary (size, pages, links checked, seconds) is printed and written to
@@ -38,12 +39,12 @@ name that repository (``seqrmt_book/repository.py``).
 from __future__ import annotations
 
 import argparse
-import csv
 import hashlib
 import html
-import io
+import html.parser
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -51,6 +52,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "_build"
@@ -82,12 +84,92 @@ def pages(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*.html") if "_static" not in p.relative_to(folder).parts)
 
 
+#: The attributes of a page that name a file or a page: ``(tag, attribute)``; ``srcset`` lists several.
+_URL_ATTRIBUTES = {
+    ("a", "href"), ("area", "href"), ("link", "href"), ("script", "src"), ("img", "src"), ("img", "srcset"),
+    ("source", "src"), ("source", "srcset"), ("iframe", "src"), ("embed", "src"), ("object", "data"),
+    ("video", "src"), ("video", "poster"), ("audio", "src"), ("track", "src"), ("input", "src"),
+}  # fmt: skip
+#: ``url(...)`` and ``@import "..."`` in a stylesheet, a ``<style>`` element or a ``style`` attribute.
+_CSS_URL = re.compile(r"""url\(\s*(?:"([^"]*)"|'([^']*)'|([^)'"\s]*))\s*\)|@import\s+(?:"([^"]*)"|'([^']*)')""")
+
+
+def css_references(text: str) -> list[str]:
+    """The addresses a stylesheet names (``url(...)``, ``@import``), in order."""
+    return [next(g for g in m.groups() if g is not None) for m in _CSS_URL.finditer(text)]
+
+
+class PageReferences(html.parser.HTMLParser):
+    """What an HTML page names: ``links`` (``<a>``, ``<area>``: pages a reader goes to) and ``assets``
+    (what the page loads or offers: stylesheets, icons, scripts, images with their ``srcset``, frames,
+    media, a ``<meta http-equiv="refresh">`` target, and the ``url(...)`` of its inline styles)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.links: list[str] = []
+        self.assets: list[str] = []
+        self._in_style = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if not value:
+                continue
+            if (tag, name) in _URL_ATTRIBUTES:
+                if name == "srcset":
+                    self.assets += [part.split()[0] for part in value.split(",") if part.strip()]
+                else:
+                    (self.links if tag in ("a", "area") else self.assets).append(value.strip())
+            elif name == "style":
+                self.assets += css_references(value)
+        fields = dict(attrs)
+        if tag == "meta" and (fields.get("http-equiv") or "").lower() == "refresh":
+            target = re.search(r"url\s*=\s*['\"]?([^'\";]+)", fields.get("content") or "", re.I)
+            if target:
+                self.assets.append(target.group(1).strip())
+        self._in_style = tag == "style"
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_style = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_style:
+            self.assets += css_references(data)
+
+
+def page_references(page: Path) -> PageReferences:
+    """The links and assets of the HTML page ``page`` (:class:`PageReferences`)."""
+    parser = PageReferences()
+    parser.feed(Path(page).read_text(encoding="utf-8", errors="replace"))
+    parser.close()
+    return parser
+
+
+def _local_target(folder: Path, parent: Path, url: str) -> Path | None:
+    """The file of ``folder`` that ``url``, named in the file ``parent``, points to (a folder's
+    ``index.html``), or ``None`` for an address that is not a file of the site (another scheme or
+    host, ``data:``, a fragment of the same page).  A path that leaves ``folder`` (``../`` too far,
+    or root-absolute: the site may be served under a subpath) gives a path outside ``folder``."""
+    parts = urlsplit(url)
+    if parts.scheme or parts.netloc or not parts.path:
+        return None
+    path = unquote(parts.path)
+    # root-absolute: outside the folder, whatever the folder holds
+    target = Path(os.path.normpath(path if path.startswith("/") else parent.parent / path))
+    if path.endswith("/") or target.is_dir():
+        target = target / "index.html"
+    return target
+
+
 def check_links(folder: Path) -> LinkReport:
     """Check every link and every file that the pages under ``folder`` load, offline.
 
-    LinkChecker (``linkchecker`` on PyPI) starts from every page, follows what lies inside the
-    folder (pages, stylesheets, scripts, images, fonts named by stylesheets, downloads) and
-    leaves external addresses alone (the weekly workflow checks those).
+    Starting from every page, each page's links and assets (:class:`PageReferences`) and the
+    ``url(...)`` and ``@import`` of every stylesheet it loads (fonts and images named by the
+    stylesheets) are resolved to files, and pages and stylesheets reached are read in turn.  A
+    reference is broken when its file is missing, or lies outside ``folder`` (a relative path that
+    climbs out of it, or a root-absolute one, which breaks the site served under a subpath).
+    Addresses with a scheme or a host (the weekly workflow checks the external ones), ``data:``
+    and fragments of the same page are left alone.  ``checked`` counts the distinct files reached.
 
     Raises
     ------
@@ -98,23 +180,35 @@ def check_links(folder: Path) -> LinkReport:
     start = pages(folder)
     if not start:
         raise ValueError(f"folder={folder}: no HTML page to check")
-    # --verbose: every URL in the report (only the failures otherwise), so that it says how many it checked
-    cmd = [sys.executable, "-m", "linkcheck", "--no-status", "--no-warnings", "--verbose", "--output=csv"]
-    cmd += ["--recursion-level=-1"]
-    # only what lies inside the folder: other file:// addresses and every other scheme are not followed
-    cmd += ["--ignore-url", f"^(?!file://{folder}/)", *(p.as_uri() for p in start)]
-    run = subprocess.run(cmd, capture_output=True, text=True, cwd=folder)
-    if run.returncode not in (0, 1):
-        raise RuntimeError(f"linkchecker failed ({run.returncode}):\n{run.stderr[-3000:]}")
-    lines = [line for line in run.stdout.splitlines() if line and not line.startswith("#")]
     report = LinkReport(pages=len(start))
-    csv.field_size_limit(2**31 - 1)  # data: addresses of embedded images are long
-    for row in csv.DictReader(io.StringIO("\n".join(lines)), delimiter=";"):
-        if row.get("urlname") is None or row.get("result", "").strip() in ("ignored", "filtered"):
-            continue  # outside the folder (external addresses, data:) or filtered by LinkChecker
-        report.checked += 1
-        if row.get("valid", "").strip().lower() not in ("true", "1"):
-            report.broken.append((row.get("urlname", ""), row.get("parentname", ""), row.get("result", "")))
+    seen: set[Path] = set()
+    todo = list(start)
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        if current.suffix == ".css":
+            refs = css_references(current.read_text(encoding="utf-8", errors="replace"))
+        elif current.suffix in (".html", ".htm"):
+            found = page_references(current)
+            refs = found.links + found.assets
+        else:
+            continue
+        for url in refs:
+            target = _local_target(folder, current, url)
+            if target is None:
+                continue
+            if not target.is_relative_to(folder):
+                result = "outside the site's folder"
+            elif not target.is_file():
+                result = "missing file"
+            else:
+                if target not in seen:
+                    todo.append(target)
+                continue
+            report.broken.append((url, current.relative_to(folder).as_posix(), result))
+    report.checked = len(seen)
     return report
 
 
@@ -163,10 +257,12 @@ def build_site(pdf: bool) -> None:
     the archives of the editions.
 
     Two lines of work share the two cores once every notebook is executed (each step takes the
-    outputs from the cache): the two PDF editions in a background thread (about 85 s each, most of
-    it xelatex), and in the foreground the website's build, its math check, the slides and the
-    students' website (``scripts/build_students.sh --website``, linking the PDF that ``--pdf``
-    builds).  One after the other they took about 40 s more on this machine."""
+    outputs from the cache, so the steps are independent of each other): in the foreground the
+    website's build (about 60 s on a 2-core machine), its math check and the slides, then the
+    students' PDF (about 95 s); in a background thread the full PDF (about 110 s, most of it
+    xelatex), then the students' website (about 60 s; ``scripts/build_students.sh --website``,
+    linking the PDF that ``--pdf`` builds).  Each line takes about 170 s; with the two PDFs on one
+    line (210 s) the other waited a minute for it, and one after the other took 40 s more again."""
     declared = ",".join((*FULL_PRODUCTS, "pdf") if pdf else FULL_PRODUCTS)
     logs = BUILD / "logs"
     logs.mkdir(parents=True, exist_ok=True)
@@ -177,20 +273,18 @@ def build_site(pdf: bool) -> None:
     target = STUDENTS_SITE / "_downloads" / "problems"
     shutil.rmtree(target, ignore_errors=True)
     shutil.copytree(SITE / "_downloads" / "problems", target)
+    website = (["scripts/build_students.sh", "--website" if pdf else "--html"], "students.log")
     failed: list[BaseException] = []
 
-    def pdfs() -> None:
+    def background() -> None:
         try:
-            for cmd, log in (
-                (["scripts/build_pdf.sh"], "pdf.log"),
-                (["scripts/build_students.sh", "--pdf"], "students-pdf.log"),
-            ):
+            for cmd, log in ((["scripts/build_pdf.sh"], "pdf.log"), website):
                 _run(cmd, log=logs / log)
                 print((logs / log).read_text(encoding="utf-8").strip().splitlines()[-1], flush=True)
         except BaseException as err:  # reported by the main thread
             failed.append(err)
 
-    line = threading.Thread(target=pdfs, name="pdfs") if pdf else None
+    line = threading.Thread(target=background, name="pdf-students-website") if pdf else None
     if line is not None:
         line.start()
     try:
@@ -200,7 +294,9 @@ def build_site(pdf: bool) -> None:
         )
         _run([sys.executable, "-m", "seqrmt_book.typeset", "--check", str(SITE)])
         _run([sys.executable, "scripts/build_slides.py"])
-        _run(["scripts/build_students.sh", "--website" if pdf else "--html"], log=logs / "students.log")
+        last = (["scripts/build_students.sh", "--pdf"], "students-pdf.log") if pdf else website
+        _run(last[0], log=logs / last[1])
+        print((logs / last[1]).read_text(encoding="utf-8").strip().splitlines()[-1], flush=True)
     finally:
         if line is not None:
             line.join()

@@ -9,7 +9,7 @@
   ``someone/fork`` builds it names the fork in its launch, repository, issues and citation links
   and in the notebooks it serves, and never the upstream repository.
 * **The assembled site** (``scripts/publish.py``, built once per test run, from the execution
-  cache, when ``_build/site`` is missing or older than the built book): LinkChecker finds no
+  cache, when ``_build/site`` is missing or older than the built book): the link check finds no
   broken link or missing file in any page; the PDF, every deck, the zip, every problem set's
   students' notebook, the students' edition and the frozen editions are there and linked; the
   students' edition holds no solution; served from a subpath (``/course/``) every page loads
@@ -20,7 +20,6 @@
 from __future__ import annotations
 
 import html
-import html.parser
 import importlib.util
 import json
 import os
@@ -420,47 +419,66 @@ def test_a_recorded_link_check_counts_only_for_the_files_it_checked(tmp_path: Pa
 
 
 def test_the_link_check_finds_a_planted_broken_link(published_site: Path, tmp_path: Path) -> None:
-    site = ROOT / "_build" / "site-planted"  # under _build: LinkChecker reads as another user when run as root
-    shutil.rmtree(site, ignore_errors=True)
-    site.mkdir(parents=True)
-    try:
-        shutil.copy2(published_site / "book" / "teach.html", site / "page.html")
-        text = (site / "page.html").read_text(encoding="utf-8")
-        (site / "page.html").write_text(text.replace("</main>", '<a href="nowhere.html">x</a></main>', 1))
-        report = publish.check_links(site)
-        assert any(u == "nowhere.html" for u, _, _ in report.broken), report.summary()
-    finally:
-        shutil.rmtree(site, ignore_errors=True)
+    site = tmp_path / "site-planted"
+    site.mkdir()
+    shutil.copy2(published_site / "book" / "teach.html", site / "page.html")
+    text = (site / "page.html").read_text(encoding="utf-8")
+    (site / "page.html").write_text(text.replace("</main>", '<a href="nowhere.html">x</a></main>', 1))
+    report = publish.check_links(site)
+    assert any(u == "nowhere.html" for u, _, _ in report.broken), report.summary()
 
 
-class _Links(html.parser.HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.links: list[str] = []
-        self.assets: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list) -> None:
-        a = dict(attrs)
-        if tag == "a" and a.get("href"):
-            self.links.append(a["href"])
-        if tag == "link" and a.get("href") and {"stylesheet", "icon", "preload"} & set((a.get("rel") or "").split()):
-            self.assets.append(a["href"])
-        if tag in ("script", "img", "source", "iframe") and a.get("src"):
-            self.assets.append(a["src"])
-        if tag in ("img", "source") and a.get("srcset"):
-            self.assets += [part.strip().split()[0] for part in a["srcset"].split(",") if part.strip()]
-
-
-def _parse(page: Path) -> _Links:
-    parser = _Links()
-    parser.feed(page.read_text(encoding="utf-8"))
-    return parser
+def test_the_link_check_follows_every_kind_of_reference(tmp_path: Path) -> None:
+    """Each kind of reference a page or a stylesheet makes is followed, and each kind of break is
+    found with the page that makes it; what is not a file of the site is left alone."""
+    site = tmp_path / "site"
+    (site / "css" / "fonts").mkdir(parents=True)
+    (site / "docs").mkdir()
+    (site / "docs" / "index.html").write_text("<p>docs</p>", encoding="utf-8")
+    (site / "empty").mkdir()
+    for name in ("a.png", "b.png", "poster.png", "css/fonts/ok.woff2", "docs/later.html"):
+        (site / name).write_bytes(b"x")
+    (site / "css" / "site.css").write_text(
+        '@import "more.css"; .a { background: url("../a.png") } @font-face { src: url(fonts/ok.woff2?v=1) '
+        "format(\"woff2\"), url('fonts/lost.woff2') }",
+        encoding="utf-8",
+    )
+    (site / "index.html").write_text(
+        '<link rel="stylesheet" href="css/site.css"><link rel="icon" href="favicon.ico">'
+        '<meta http-equiv="refresh" content="0; url=docs/gone.html">'
+        "<style>.b { background: url(b.png) } .c { background: url(c-missing.png) }</style>"
+        '<a href="docs/">docs</a><a href="docs/later.html#part">later</a><a href="empty/">empty</a>'
+        '<a href="#top">top</a><a href="https://example.org/x.html">out</a><a href="mailto:a@b.c">mail</a>'
+        '<img src="a.png" srcset="a.png 1x, b-2x.png 2x"><img src="data:image/png;base64,AAAA">'
+        '<video src="clip.mp4" poster="poster.png"></video><div style="background: url(\'s.png\')"></div>'
+        '<script src="/root.js"></script><a href="../../outside.html">up</a><a href="a%20b.html">space</a>',
+        encoding="utf-8",
+    )
+    report = publish.check_links(site)
+    broken = {(url, page): result for url, page, result in report.broken}
+    assert broken == {
+        ("more.css", "css/site.css"): "missing file",
+        ("fonts/lost.woff2", "css/site.css"): "missing file",
+        ("favicon.ico", "index.html"): "missing file",
+        ("docs/gone.html", "index.html"): "missing file",
+        ("c-missing.png", "index.html"): "missing file",
+        ("empty/", "index.html"): "missing file",
+        ("b-2x.png", "index.html"): "missing file",
+        ("clip.mp4", "index.html"): "missing file",
+        ("s.png", "index.html"): "missing file",
+        ("/root.js", "index.html"): "outside the site's folder",
+        ("../../outside.html", "index.html"): "outside the site's folder",
+        ("a%20b.html", "index.html"): "missing file",
+    }, report.broken
+    # the pages (index, docs/index, docs/later), the stylesheet, the font and the three images
+    assert report.pages == 3 and report.checked == 8, report.summary()
 
 
 def _links_to(site: Path, page: str, target: str) -> bool:
     base = (site / page).parent
     return any(
-        (base / urllib.parse.urlsplit(h).path).resolve() == (site / target).resolve() for h in _parse(site / page).links
+        (base / urllib.parse.urlsplit(h).path).resolve() == (site / target).resolve()
+        for h in publish.page_references(site / page).links
     )
 
 
@@ -533,7 +551,7 @@ def test_served_from_a_subpath_every_page_loads_its_assets(published_site: Path)
             url = urllib.parse.urljoin(base, rel)
             with urllib.request.urlopen(url, timeout=60) as response:
                 body = response.read().decode("utf-8", errors="replace")
-            parser = _Links()
+            parser = publish.PageReferences()
             parser.feed(body)
             for asset in parser.assets:
                 if urllib.parse.urlsplit(asset).scheme or asset.startswith("data:"):
