@@ -131,8 +131,8 @@ def pytest_addoption(parser):
         "--every-chapter",
         action="store_true",
         default=False,
-        help="run the live-code check with the mouse on every chapter, not on the two of the merge gate "
-        "(the scheduled workflow does)",
+        help="run on every chapter the browser checks that the merge gate runs on a few (the live-code check "
+        "with the mouse, the file:// check, the reference previews); the scheduled workflow does",
     )
 
 

@@ -1,7 +1,7 @@
 """Every chapter shows a figure early: its first figure lies within its first two screens.
 
-The measure (:func:`site_checks.first_figure_problem`) runs inside each chapter's ``file://`` check
-(``test_site.py::test_page_works_from_disk``, on the page that check has open); this file plants a
+The measure (:func:`site_checks.first_figure_problem`) runs inside each chapter's http check
+(``test_site.py::test_page_works_offline``, on the page that check has open); this file plants a
 late figure and requires the measure to catch it.
 
 A reader who opens a chapter at 1280×800 should meet what the chapter shows (an image or an

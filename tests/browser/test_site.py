@@ -30,11 +30,13 @@ the site would break for an offline reader.  Per page it checks
 * the widget state is not inline in the page and the lazy widget loader reports
   ``ready``.
 
-The pages of :data:`DISK_PAGES` (the introduction, every chapter and one page of each other
-kind) are opened again as ``file://`` URLs, for what depends on how a page is opened (loading:
-scripts, stylesheets, the widget state, every image file; see :func:`_check_page_from_disk`),
-and each chapter's first figure is measured there; on every page the http check rejects a
-root-absolute resource path, the one thing a page of its own could break from disk.  How fast a
+Each chapter's first figure is measured in its http check (within the first two screens at
+1280x800).  The pages of :data:`GATE_DISK_PAGES` (the introduction, chapter 3 and one page of each
+other kind; with ``pytest --every-chapter``, the scheduled workflow's, the pages of
+:data:`DISK_PAGES`: every chapter too) are opened again as ``file://`` URLs, for what depends on
+how a page is opened (loading: scripts, stylesheets, the widget state, every image file; see
+:func:`_check_page_from_disk`); on every page the http check rejects a root-absolute resource
+path, the one thing a page of its own could break from disk.  How fast a
 page paints on a slow phone link is a measurement, not a check: ``benchmarks/site_weight.py``
 (every page, cold cache, 1.6 Mbit/s, 150 ms, CPU slowed 4x) and ``benchmarks/lighthouse.py``,
 held to their bars by ``benchmarks/run_all.py``.  A full-page screenshot of each page is saved to
@@ -407,9 +409,11 @@ JS_FOCUS_RING = """
 
 #: axe's color-contrast rule takes 10-70 s per page on a loaded 2-core machine (it
 #: samples the background of every text element).  It runs on the pages below (the
-#: intro, with the navigation every page shares, and the heaviest chapter); on the other
-#: pages every other rule runs.  benchmarks/site_weight.py runs all rules on every page.
-FULL_AXE_PAGES = ("book/intro", "book/03_bbp")
+#: intro, with the navigation every page shares, and a chapter with every kind of block:
+#: proofs, exercises, dropdowns, self-checks, explorers, code cells; chapter 3, the
+#: longest, has the same blocks and took 4 s more); on the other pages every other rule
+#: runs.  benchmarks/site_weight.py (the scheduled workflow) runs all rules on every page.
+FULL_AXE_PAGES = ("book/intro", "book/04_optimal_weights")
 #: axe checks the inner markup of this many formulas of a page (of every formula on the pages of
 #: FULL_FORMULA_PAGES); the others' is the same renderer's (site_checks.run_axe).
 FORMULAS_CHECKED = 40
@@ -605,6 +609,13 @@ def _check_page(browser, base_url: str, built_site: Path, page_name: str, screen
         _check_links(page, base_url, built_site, problems)
         site_checks.wait_for_scripts(page, TIMEOUT_MS)
         _check_accessibility(page, problems, page_name)
+        if site_checks.FIRST_FIGURE_PAGES.match(page_name):
+            # a chapter shows a figure within its first two screens (test_reading.py plants a late one)
+            page.set_viewport_size(site_checks.FIRST_FIGURE_VIEWPORT)
+            site_checks.lay_out_everything(page)
+            late = site_checks.first_figure_problem(page, page_name)
+            if late:
+                problems.append(late)
 
         if screenshot is not None:
             page.screenshot(path=str(screenshot), full_page=True)
@@ -671,8 +682,7 @@ def _check_page_from_disk(browser, built_site: Path, page_name: str, plant: str 
     ``ready`` and renders every view, and the first slider of the first explorer changes its frame;
     every image, stylesheet and script the page names is a file of the site (checked on disk, the
     lazy images included, so nothing needs to scroll into view) and no fetched image fails to
-    decode; no figure shows as text.  On the chapters the first figure is then measured on this page
-    (within the first two screens at 1280x800, :func:`site_checks.first_figure_problem`).
+    decode; no figure shows as text.
     ``plant``: JavaScript run right after the load (a planted defect, for the tests of this check)."""
     html = built_site / (page_name + ".html")
     assert html.is_file(), f"{html.relative_to(ROOT)} is missing: the build is stale"
@@ -723,11 +733,6 @@ def _check_page_from_disk(browser, built_site: Path, page_name: str, plant: str 
             problems.append(f"image not decoded (naturalWidth 0): {src}")
         for text in page.evaluate(JS_FIGURE_REPRS):
             problems.append(f"a figure shows as text, not as an image: {text!r}")
-        if site_checks.FIRST_FIGURE_PAGES.match(page_name):
-            site_checks.lay_out_everything(page)
-            late = site_checks.first_figure_problem(page, page_name)
-            if late:
-                problems.append(late)
     finally:
         context.close()
     for url in dict.fromkeys(external):
@@ -736,19 +741,32 @@ def _check_page_from_disk(browser, built_site: Path, page_name: str, plant: str 
     assert not unique, f"{page_name} (file): {len(unique)} problem(s):\n  " + "\n  ".join(unique)
 
 
-#: The pages also opened from disk: every page with explorers or a Live code button (the
-#: introduction and the chapters) and one page of each other kind (a notebook without explorers,
-#: a Markdown page, an API page, the bibliography).  The rest are the same templates, scripts
-#: and stylesheets; what only a page of its own could break from disk, a root-absolute path to a
-#: resource, the http check rejects on every page (JS_ROOT_ABSOLUTE).
+#: The pages opened from disk by ``pytest --every-chapter`` (the scheduled workflow): every page
+#: with explorers or a Live code button (the introduction and the chapters) and one page of each
+#: other kind (a notebook without explorers, a Markdown page, an API page, the bibliography).  The
+#: rest are the same templates, scripts and stylesheets; what only a page of its own could break
+#: from disk, a root-absolute path to a resource, the http check rejects on every page
+#: (JS_ROOT_ABSOLUTE), and every file a page names is on disk (the link check of ``publish.py``).
 DISK_PAGES = [p for p in PAGES if p == "book/intro" or re.match(r"^book/0[0-9]_", p)] + [
     p
     for p in ("book/appendix_derivations", "book/status", "book/glossary", "book/api/spectrum", "book/references")
     if p in PAGES
 ]
+#: The merge gate's: the introduction, chapter 3 (the most explorers and figures) and one page of
+#: each other kind.  The chapters differ from chapter 3 in their content, not in what opening a
+#: page from disk changes (the widget loader, the scripts, the stylesheets, the paths), and what
+#: their content could break is checked over http on every page, where each chapter's first figure
+#: is measured too (:func:`_check_page`).
+GATE_DISK_PAGES = ("book/intro", "book/03_bbp", "book/appendix_derivations", "book/glossary", "book/api/spectrum")
 
 
-@pytest.mark.parametrize("page_name", DISK_PAGES)
+def pytest_generate_tests(metafunc) -> None:
+    if metafunc.definition.name == "test_page_works_from_disk":
+        every = metafunc.config.getoption("--every-chapter")
+        chosen = DISK_PAGES if every else [p for p in DISK_PAGES if p in GATE_DISK_PAGES] or DISK_PAGES[:1]
+        metafunc.parametrize("page_name", chosen)
+
+
 def test_page_works_from_disk(browser, built_site, page_name) -> None:
     """The same page opened as a file:// URL (a reader who downloaded the site): what depends on
     the URL's scheme (:func:`_check_page_from_disk`)."""
