@@ -136,12 +136,18 @@ def create_readers_env() -> tuple[Path, Path]:
             )
             if built.returncode != 0:
                 raise RuntimeError(f"building seqrmt from a copy of the repository failed:\n{built.stderr[-3000:]}")
-            venv.EnvBuilder(with_pip=True).create(env)
-            pip = [str(env / "bin" / "python"), "-m", "pip", "--disable-pip-version-check"]
-            # --no-compile: bytecode is written on first import instead (half the time of the install)
-            done = subprocess.run(
-                pip + ["install", "--quiet", "--no-compile", *readers_requirements()], capture_output=True, text=True
-            )
+            venv.EnvBuilder(with_pip=True).create(env)  # pip: a chapter's install cell runs it
+            # uv (scripts/setup_env.sh installs it beside pip) takes the packages from the wheels it
+            # fetched for the development environment: 1-2 s where pip fetches them again (8 s); the
+            # same versions.  No bytecode at install: it is written on first import instead, by the
+            # processes of this environment and its layers (WRITE_BYTECODE).
+            uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+            if uv:
+                install = [uv, "pip", "install", "--quiet", "--python", str(env / "bin" / "python")]
+            else:
+                install = [str(env / "bin" / "python"), "-m", "pip", "--disable-pip-version-check", "install"]
+                install += ["--quiet", "--no-compile"]
+            done = subprocess.run(install + readers_requirements(), capture_output=True, text=True)
             if done.returncode != 0:
                 raise RuntimeError(f"pip install of the readers' packages failed:\n{done.stderr[-3000:]}")
             stamp.write_text(RUN_ID)
@@ -156,6 +162,13 @@ def repository_copy(dest: Path) -> Path:
     for name in PACKAGE_FILES:
         shutil.copy(ROOT / name, dest / name)
     return dest
+
+
+#: The environment variables that let a process of the readers' environment (or of a layer) write the
+#: bytecode of what it imports, into that environment under ``_build/``: a shell that sets
+#: ``PYTHONDONTWRITEBYTECODE`` would otherwise make every kernel and import check there compile NumPy,
+#: SciPy and Matplotlib again (an empty value is unset, for Python).
+WRITE_BYTECODE = {"PYTHONDONTWRITEBYTECODE": ""}
 
 
 def layered_env(readers: Path, dest: Path) -> Path:
@@ -193,6 +206,7 @@ def _execute(
                     "OPENBLAS_NUM_THREADS": "1",
                     "OMP_NUM_THREADS": "1",
                     "MKL_NUM_THREADS": "1",
+                    **WRITE_BYTECODE,
                 },
             }
         )
@@ -463,6 +477,7 @@ def imports_in_layer(notebook: Path, env: Path, tmp: Path) -> dict:
         env_vars.update(
             PYTHONPATH="", MPLBACKEND="Agg", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1"
         )
+        env_vars.update(WRITE_BYTECODE)
         done = subprocess.run(
             [str(env / "bin" / "python"), "-c", code],
             cwd=tmp / "alone",

@@ -103,9 +103,11 @@ def test_a_chapter_runs_in_the_light_env(readers_env, tmp_path):
     extra = installed & {h.replace("_", "-") for h in HEAVY}
     assert not extra, f"the light environment pulled in {sorted(extra)}"
 
-    # A kernel of the light environment, found through JUPYTER_PATH.
+    # A kernel of the light environment, found through JUPYTER_PATH, that writes the bytecode of what it
+    # imports (standalone.WRITE_BYTECODE)
+    env_args = [arg for name, value in standalone.WRITE_BYTECODE.items() for arg in ("--env", name, value)]
     subprocess.run(
-        [str(python), "-m", "ipykernel", "install", "--prefix", str(env_dir), "--name", "seqrmt-light"],
+        [str(python), "-m", "ipykernel", "install", "--prefix", str(env_dir), "--name", "seqrmt-light", *env_args],
         check=True,
         capture_output=True,
     )
