@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import time
 
 import numpy as np
 import pytest
@@ -525,7 +524,9 @@ def test_bad_input_raises_naming_parameter(func, param, desc, call):
 # extreme but valid values: finite results, no hang
 # ---------------------------------------------------------------------------
 
-TIME_LIMIT = 10.0  # seconds per call: catches a hang; the calls take milliseconds even on a busy machine
+#: A hang fails the test after this many seconds (pytest-timeout, not an assertion on the clock: the
+#: calls take milliseconds, and a loaded machine never fails a test that ends).
+HANG_S = 300
 
 RATIOS = [1e-8, 1e-3, 1.0, 1e3, 1e8]
 
@@ -540,39 +541,34 @@ def _finite(out):
     return all(np.all(np.isfinite(np.asarray(v, dtype=float))) for v in vals)
 
 
-def _timed(call):
-    t0 = time.perf_counter()
-    out = call()
-    elapsed = time.perf_counter() - t0
-    assert elapsed < TIME_LIMIT, f"took {elapsed:.1f} s"
-    return out
-
-
+@pytest.mark.timeout(HANG_S)
 @pytest.mark.parametrize("delta", RATIOS, ids=lambda v: f"delta={v:g}")
 @pytest.mark.parametrize("gamma", [0.0] + RATIOS, ids=lambda v: f"gamma={v:g}")
 def test_sample_threshold_extremes(delta, gamma):
-    tc = _timed(lambda: sr.sample_threshold(delta, gamma))
+    tc = sr.sample_threshold(delta, gamma)
     assert np.isfinite(tc) and tc >= sr.population_threshold(delta) * (1 - 1e-12)
 
 
+@pytest.mark.timeout(HANG_S)
 @pytest.mark.parametrize("gamma", [0.0, 1e-8, 0.5, 1e8], ids=lambda v: f"gamma={v:g}")
 @pytest.mark.parametrize("beta", [0.0, 1e-8, 1.0, 1e8], ids=lambda v: f"beta={v:g}")
 def test_critical_functions_extremes(gamma, beta):
     Rp = sr.prefix_correlation(8, 3)
     for w in (sr.mean_weights(8), sr.optimal_weights(Rp)):
-        roots = _timed(lambda: sr.critical_delta(gamma, w, Rp, beta, delta_range=(1e-8, 1e8)))
+        roots = sr.critical_delta(gamma, w, Rp, beta, delta_range=(1e-8, 1e8))
         assert np.all(np.isfinite(roots))
         for dl in (1e-8, 1.0, 1e8):
-            assert np.isfinite(_timed(lambda: sr.critical_beta(dl, gamma, w, Rp)))
-            g = _timed(lambda: sr.critical_gamma(dl, w, Rp, beta))
+            assert np.isfinite(sr.critical_beta(dl, gamma, w, Rp))
+            g = sr.critical_gamma(dl, w, Rp, beta)
             assert np.isfinite(g) and g >= 0
-            assert _finite(_timed(lambda: sr.predict(dl, gamma, w, Rp, beta, centered=False)))
+            assert _finite(sr.predict(dl, gamma, w, Rp, beta, centered=False))
 
 
+@pytest.mark.timeout(HANG_S)
 @pytest.mark.parametrize("delta", RATIOS, ids=lambda v: f"delta={v:g}")
 @pytest.mark.parametrize("gamma", RATIOS, ids=lambda v: f"gamma={v:g}")
 def test_bulk_and_spike_curve_extremes(delta, gamma):
-    edges = _timed(lambda: sr.bulk_edges(delta, gamma))
+    edges = sr.bulk_edges(delta, gamma)
     assert _finite(edges) and edges[0] <= edges[1]
-    c = _timed(lambda: sr.spike_curve(np.geomspace(1e-6, 1e12, 50), delta, gamma))
+    c = sr.spike_curve(np.geomspace(1e-6, 1e12, 50), delta, gamma)
     assert _finite(c)

@@ -8,6 +8,8 @@
   site or start a kernel; without ``--quick`` the same stale site is rebuilt incrementally (no
   ``--all``).  The build command is replaced by one that only writes a sentinel file, so that the
   check itself builds nothing even when the guard is broken.
+* No test sleeps for a fixed time or reads a clock to assert on elapsed time (``time.monotonic``
+  deadlines of waits on a condition excepted).
 """
 
 from __future__ import annotations
@@ -176,3 +178,38 @@ def test_without_quick_a_stale_site_is_rebuilt_incrementally(tmp_path):
     out = proc.stdout + proc.stderr
     assert builds.splitlines() == ["build . -n -W --keep-going"], (builds, out[-3000:])
     assert "still older than" in out, out[-3000:]
+
+
+#: What a test may not call: a fixed sleep, and the clocks an assertion on elapsed time would read.
+#: ``time.monotonic`` stays allowed: it bounds waits on a condition (a deadline), never a result.
+CLOCK_CALLS = {
+    ("time", "sleep"),
+    ("time", "time"),
+    ("time", "perf_counter"),
+    ("time", "process_time"),
+    (None, "wait_for_timeout"),
+}
+
+
+def clock_calls(source: str) -> list[str]:
+    """The calls of :data:`CLOCK_CALLS` in ``source``, as ``line: name``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            owner = node.func.value.id if isinstance(node.func.value, ast.Name) else None
+            if (owner, node.func.attr) in CLOCK_CALLS or (None, node.func.attr) in CLOCK_CALLS:
+                found.append(f"{node.lineno}: {owner or '...'}.{node.func.attr}")
+    return found
+
+
+def test_no_test_sleeps_or_reads_the_clock():
+    """The test command holds on a busy machine: no fixed sleep, no assertion on elapsed time (speed
+    budgets are bars of ``benchmarks/``; a hang is pytest-timeout's)."""
+    found = {
+        path.relative_to(ROOT).as_posix(): calls
+        for path in sorted(TESTS.rglob("*.py"))
+        if "vendor" not in path.parts and (calls := clock_calls(path.read_text(encoding="utf-8")))
+    }
+    assert not found, found
+    planted = "import time\nt0 = time.perf_counter()\ntime.sleep(1)\npage.wait_for_timeout(500)\n"
+    assert clock_calls(planted) == ["2: time.perf_counter", "3: time.sleep", "4: page.wait_for_timeout"]
