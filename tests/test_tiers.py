@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -191,10 +192,17 @@ CLOCK_CALLS = {
 }
 
 
+#: A timer with a delay in the JavaScript a test runs in the page (a string of the test).
+JS_TIMER = re.compile(r"setTimeout\([^;]*?,\s*[1-9]")
+
+
 def clock_calls(source: str) -> list[str]:
-    """The calls of :data:`CLOCK_CALLS` in ``source``, as ``line: name``."""
+    """The calls of :data:`CLOCK_CALLS` in ``source``, and the JavaScript timers with a delay in its
+    strings (:data:`JS_TIMER`), as ``line: name``."""
     found = []
     for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and JS_TIMER.search(node.value):
+            found.append(f"{node.lineno}: setTimeout in JavaScript")
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             owner = node.func.value.id if isinstance(node.func.value, ast.Name) else None
             if (owner, node.func.attr) in CLOCK_CALLS or (None, node.func.attr) in CLOCK_CALLS:
@@ -212,4 +220,10 @@ def test_no_test_sleeps_or_reads_the_clock():
     }
     assert not found, found
     planted = "import time\nt0 = time.perf_counter()\ntime.sleep(1)\npage.wait_for_timeout(500)\n"
-    assert clock_calls(planted) == ["2: time.perf_counter", "3: time.sleep", "4: page.wait_for_timeout"]
+    planted += "JS = '() => new Promise(r => set" + "Timeout(r, 50))'\n"  # split: this file is scanned too
+    assert clock_calls(planted) == [
+        "2: time.perf_counter",
+        "3: time.sleep",
+        "4: page.wait_for_timeout",
+        "5: setTimeout in JavaScript",
+    ]

@@ -800,15 +800,11 @@ def math_band_problems(page, max_band_px: int = 3, limit: int = 12) -> tuple[int
 #: makes what it holds reachable, and from there its own box is what must be seen; an
 #: ancestor that clips (overflow hidden/clip: the theme's span.math and .admonition) must
 #: contain what must be seen, and so must the viewport.  Every section is laid out for the
-#: check (content-visibility switched off while it runs), and the page's scripts get two
-#: frames to react to that layout (as they do when a reader scrolls to a section).
+#: check (content-visibility switched off while it runs: :data:`JS_LAY_OUT_SECTIONS`), and the
+#: check waits until the page's script has marked every wide display equation scrollable
+#: (:data:`JS_EQUATIONS_MARKED`), as it does when a reader scrolls to a section.
 JS_CLIPPED_MATH = r"""
-async () => {
-  const style = document.createElement('style');
-  style.textContent = 'main section, main section > * { content-visibility: visible !important; }';
-  document.head.appendChild(style);
-  // the page's own script (site.js) measures each formula once it is laid out
-  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 50))));
+() => {
   const vw = document.documentElement.clientWidth;
   const formulas = Array.from(document.querySelectorAll('main article mjx-container'))
     .filter(m => m.getClientRects().length && getComputedStyle(m).visibility === 'visible');
@@ -836,17 +832,43 @@ async () => {
     if (seen.right > vw + 1 || seen.left < -1)
       bad.push(`${label}: ${what} (${px(seen)}) goes past the ${vw} px viewport`);
   });
-  style.remove();
   return {checked: formulas.length, bad: bad};
 }
 """
+#: Every section laid out (a style of its own, taken out by :func:`clipped_math_problems`), then
+#: two frames for the page's ResizeObserver to see the new layout.
+JS_LAY_OUT_SECTIONS = r"""
+async () => {
+  const style = document.createElement('style');
+  style.id = 'seqrmt-test-sections-laid-out';
+  style.textContent = 'main section, main section > * { content-visibility: visible !important; }';
+  document.head.appendChild(style);
+  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+}
+"""
+#: Every display equation is marked scrollable by the page's script (``site.js``: class
+#: ``seqrmt-scrolls``, a tab stop) exactly when it is wider than its box.
+JS_EQUATIONS_MARKED = """
+() => Array.from(document.querySelectorAll('main div.math, main div.amsmath'))
+  .every(b => (b.scrollWidth > b.clientWidth + 1) === b.classList.contains('seqrmt-scrolls'))
+"""
 
 
-def clipped_math_problems(page) -> tuple[int, list[str]]:
+def clipped_math_problems(page, timeout_ms: int = 60_000) -> tuple[int, list[str]]:
     """Formulas that a reader cannot see whole (see :data:`JS_CLIPPED_MATH`):
-    (formulas checked, problems)."""
-    found = page.evaluate(JS_CLIPPED_MATH)
-    return found["checked"], [f"cut off: {b}" for b in found["bad"]]
+    (formulas checked, problems).  The page is left as it was found (the sections' layout style
+    is taken out)."""
+    page.evaluate(JS_LAY_OUT_SECTIONS)
+    try:
+        page.wait_for_function(JS_EQUATIONS_MARKED, timeout=timeout_ms)
+        unmarked = []
+    except Exception:
+        unmarked = ["a wide display equation is not marked scrollable (class seqrmt-scrolls), or a narrow one still is"]
+    try:
+        found = page.evaluate(JS_CLIPPED_MATH)
+    finally:
+        page.evaluate("() => document.getElementById('seqrmt-test-sections-laid-out').remove()")
+    return found["checked"], unmarked + [f"cut off: {b}" for b in found["bad"]]
 
 
 # ------------------------------------------------------------------ explorer controls

@@ -449,12 +449,6 @@ def _check_accessibility(page, problems: list[str], page_name: str = "") -> None
             problems.append(f"focused slider handle shows no focus ring (outline {ring})")
 
 
-JS_EQUATIONS_MARKED = """
-() => Array.from(document.querySelectorAll('main div.math, main div.amsmath'))
-  .every(b => (b.scrollWidth > b.clientWidth + 1) === b.classList.contains('seqrmt-scrolls'))
-"""
-
-
 def _check_phone_width(page, problems: list[str]) -> None:
     """At a phone's width (390 CSS px) the page does not scroll sideways, every figure shows its
     smallest text at 9 CSS px or more and every result table fits the screen
@@ -471,7 +465,7 @@ def _check_phone_width(page, problems: list[str]) -> None:
         problems.append(f"at 390 px the page scrolls sideways ({wide['scrollWidth']} px wide): {wide['culprits']}")
     if page.evaluate("() => document.querySelectorAll('main div.math, main div.amsmath').length > 0"):
         try:
-            page.wait_for_function(JS_EQUATIONS_MARKED, timeout=TIMEOUT_MS)
+            page.wait_for_function(site_checks.JS_EQUATIONS_MARKED, timeout=TIMEOUT_MS)
         except Exception:
             problems.append(
                 "at 390 px a wide equation is not marked scrollable (class seqrmt-scrolls, "
