@@ -41,6 +41,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from test_site import gate_pages
+
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -279,9 +281,7 @@ GATE_CHAPTERS = ("book/00_toolkit",)
 
 def pytest_generate_tests(metafunc) -> None:
     if metafunc.definition.name == "test_live_code_with_the_mouse":
-        every = metafunc.config.getoption("--every-chapter")
-        chosen = CHAPTERS if every else [c for c in CHAPTERS if c in GATE_CHAPTERS] or CHAPTERS[:1]
-        metafunc.parametrize("page_name", chosen)
+        metafunc.parametrize("page_name", gate_pages(metafunc.config, CHAPTERS, GATE_CHAPTERS))
 
 
 def test_live_code_with_the_mouse(browser, live_server, page_name) -> None:

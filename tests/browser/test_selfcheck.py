@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 import pytest
 
 import site_checks
-from test_site import PAGES, TIMEOUT_MS
+from test_site import PAGES, TIMEOUT_MS, gate_pages
 
 pytestmark = pytest.mark.browser
 
@@ -425,7 +425,7 @@ def test_self_checks_and_previews(browser, site_url, page_name, request) -> None
     problems: list[str] = []
     context, page = _open(browser, site_url, page_name, problems, viewport={"width": 1280, "height": 900})
     try:
-        if page_name in GATE_PREVIEW_CHAPTERS or request.config.getoption("--every-chapter"):
+        if page_name in gate_pages(request.config, CHAPTERS, GATE_PREVIEW_CHAPTERS):
             _check_previews(page, problems)
         _check_self_checks(page, problems)
     finally:
