@@ -199,14 +199,11 @@ def check_links(folder: Path) -> LinkReport:
             target = _local_target(folder, current, url)
             if target is None:
                 continue
-            if not target.is_relative_to(folder):
-                result = "outside the site's folder"
-            elif not target.is_file():
-                result = "missing file"
-            else:
-                if target not in seen:
-                    todo.append(target)
+            inside = target.is_relative_to(folder)
+            if inside and target.is_file():
+                todo.append(target)  # read once: the loop skips what it has seen
                 continue
+            result = "missing file" if inside else "outside the site's folder"
             report.broken.append((url, current.relative_to(folder).as_posix(), result))
     report.checked = len(seen)
     return report
@@ -276,11 +273,15 @@ def build_site(pdf: bool) -> None:
     website = (["scripts/build_students.sh", "--website" if pdf else "--html"], "students.log")
     failed: list[BaseException] = []
 
+    def logged(cmd: list[str], log: str) -> None:
+        """``cmd`` with its output in ``_build/logs/<log>``, of which the last line is printed."""
+        _run(cmd, log=logs / log)
+        print((logs / log).read_text(encoding="utf-8").strip().splitlines()[-1], flush=True)
+
     def background() -> None:
         try:
-            for cmd, log in ((["scripts/build_pdf.sh"], "pdf.log"), website):
-                _run(cmd, log=logs / log)
-                print((logs / log).read_text(encoding="utf-8").strip().splitlines()[-1], flush=True)
+            logged(["scripts/build_pdf.sh"], "pdf.log")
+            logged(*website)
         except BaseException as err:  # reported by the main thread
             failed.append(err)
 
@@ -294,9 +295,7 @@ def build_site(pdf: bool) -> None:
         )
         _run([sys.executable, "-m", "seqrmt_book.typeset", "--check", str(SITE)])
         _run([sys.executable, "scripts/build_slides.py"])
-        last = (["scripts/build_students.sh", "--pdf"], "students-pdf.log") if pdf else website
-        _run(last[0], log=logs / last[1])
-        print((logs / last[1]).read_text(encoding="utf-8").strip().splitlines()[-1], flush=True)
+        logged(*((["scripts/build_students.sh", "--pdf"], "students-pdf.log") if pdf else website))
     finally:
         if line is not None:
             line.join()
